@@ -1,0 +1,393 @@
+#include "libcore/formats/json/schema_json.h"
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include <flatbuffers/idl.h>
+
+#include "bundled_program_generated.h"
+#include "etdump_generated.h"
+#include "libcore/formats/bundled/bundled_reader.h"
+#include "libcore/formats/etdump/debug_buffer.h"
+#include "libcore/formats/etdump/etdump_reader.h"
+#include "libcore/formats/flatbuffer_verify.h"
+#include "libcore/formats/json/flatbuffer_json.h"
+#include "libcore/formats/program/program_reader.h"
+#include "libcore/formats/program/program_writer.h"
+#include "libcore/formats/scalar_type.h"
+#include "libcore/support/base64.h"
+#include "program_generated.h"
+
+extern const unsigned char k_program_bfbs[];
+extern const std::size_t k_program_bfbs_size;
+extern const unsigned char k_etdump_bfbs[];
+extern const std::size_t k_etdump_bfbs_size;
+extern const unsigned char k_bundled_program_bfbs[];
+extern const std::size_t k_bundled_program_bfbs_size;
+
+namespace etkit {
+namespace {
+
+using json::CompiledSchema;
+using json::JsonEmitter;
+
+ByteSpan embedded_schema(FileKind kind) {
+  switch (kind) {
+    case FileKind::kProgram: return {k_program_bfbs, k_program_bfbs_size};
+    case FileKind::kEtDump: return {k_etdump_bfbs, k_etdump_bfbs_size};
+    case FileKind::kBundledProgram: return {k_bundled_program_bfbs, k_bundled_program_bfbs_size};
+  }
+  return {};
+}
+
+const CompiledSchema& compiled_schema(FileKind kind) {
+  static const CompiledSchema program(*reflection::GetSchema(k_program_bfbs));
+  static const CompiledSchema etdump(*reflection::GetSchema(k_etdump_bfbs));
+  static const CompiledSchema bundled(*reflection::GetSchema(k_bundled_program_bfbs));
+  switch (kind) {
+    case FileKind::kProgram: return program;
+    case FileKind::kEtDump: return etdump;
+    default: return bundled;
+  }
+}
+
+// ---- Tensor values from the debug buffer -------------------------------------
+
+etdump::Tensor to_tensor(const ::etdump::Tensor& t) {
+  etdump::Tensor out;
+  out.scalar_type = static_cast<int8_t>(t.scalar_type());
+  if (t.sizes()) out.sizes.assign(t.sizes()->begin(), t.sizes()->end());
+  if (t.strides()) out.strides.assign(t.strides()->begin(), t.strides()->end());
+  out.offset = t.offset();
+  return out;
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h >> 15) << 31;
+  const uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400) == 0);
+      bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | mant << 13;
+  } else {
+    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// Writes up to `max_values` elements of `bytes` (dtype `scalar_type`);
+// returns false when the dtype has no numeric reading.
+bool write_values(JsonWriter& w, int scalar_type, ByteSpan bytes, size_t count) {
+  const auto st = static_cast<ScalarType>(scalar_type);
+  const auto elem = element_size(scalar_type).value_or(1);
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t* p = bytes.data() + i * elem;
+    switch (st) {
+      case ScalarType::kByte: case ScalarType::kQUInt8: w.number(load<uint8_t>(p)); break;
+      case ScalarType::kChar: case ScalarType::kQInt8: w.number(load<int8_t>(p)); break;
+      case ScalarType::kShort: w.number(load<int16_t>(p)); break;
+      case ScalarType::kInt: case ScalarType::kQInt32: w.number(load<int32_t>(p)); break;
+      case ScalarType::kLong: w.number(load<int64_t>(p)); break;
+      case ScalarType::kHalf: w.number(half_to_float(load<uint16_t>(p))); break;
+      case ScalarType::kFloat: w.number(load<float>(p)); break;
+      case ScalarType::kDouble: w.number(load<double>(p)); break;
+      case ScalarType::kBool: w.boolean(*p != 0); break;
+      case ScalarType::kBFloat16: {
+        const uint32_t bits = uint32_t(load<uint16_t>(p)) << 16;
+        w.number(load<float>(reinterpret_cast<const uint8_t*>(&bits)));
+        break;
+      }
+      case ScalarType::kBits16: case ScalarType::kUInt16: w.number(load<uint16_t>(p)); break;
+      case ScalarType::kUInt32: w.number(load<uint32_t>(p)); break;
+      case ScalarType::kUInt64: w.number(load<uint64_t>(p)); break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+// Checks every logged tensor against the debug buffer before anything is
+// printed, so a short buffer never leaves partial output behind.
+Status check_debug_tensors(const ::etdump::ETDump& root, ByteSpan debug_buffer) {
+  if (!root.run_data()) return {};
+  for (flatbuffers::uoffset_t r = 0; r < root.run_data()->size(); ++r) {
+    const auto* events = root.run_data()->Get(r)->events();
+    if (!events) continue;
+    for (flatbuffers::uoffset_t e = 0; e < events->size(); ++e) {
+      const auto* d = events->Get(e)->debug_event();
+      if (!d || !d->debug_entry()) continue;
+      const auto where = "run_data[" + std::to_string(r) + "].events[" + std::to_string(e) + "].debug_event.debug_entry";
+      if (const auto* t = d->debug_entry()->tensor()) {
+        auto bytes = tensor_bytes(debug_buffer, to_tensor(*t));
+        if (!bytes) return std::move(bytes).error().in(where + ".tensor");
+      }
+      if (const auto* list = d->debug_entry()->tensor_list(); list && list->tensors()) {
+        for (flatbuffers::uoffset_t k = 0; k < list->tensors()->size(); ++k) {
+          auto bytes = tensor_bytes(debug_buffer, to_tensor(*list->tensors()->Get(k)));
+          if (!bytes) return std::move(bytes).error().in(where + ".tensor_list.tensors[" + std::to_string(k) + "]");
+        }
+      }
+    }
+  }
+  return {};
+}
+
+void install_tensor_values_hook(JsonEmitter& emitter, const DecodeOptions& options) {
+  if (!options.debug_buffer) return;
+  const ByteSpan buffer = *options.debug_buffer;
+  const size_t max_values = options.max_values;
+  emitter.set_hook(compiled_schema(FileKind::kEtDump).table_index("etdump.Tensor"),
+                   [buffer, max_values](const flatbuffers::Table& table, JsonWriter& w) {
+                     const auto tensor = to_tensor(reinterpret_cast<const ::etdump::Tensor&>(table));
+                     auto bytes = tensor_bytes(buffer, tensor);  // checked up front
+                     if (!bytes) return;
+                     const size_t numel = bytes->size() / element_size(tensor.scalar_type).value_or(1);
+                     const size_t shown = std::min(numel, max_values);
+                     w.key("values");
+                     w.begin_array();
+                     const bool numeric = write_values(w, tensor.scalar_type, *bytes, shown);
+                     w.end_array();
+                     if (numeric && shown < numel) {
+                       w.key("values_omitted");
+                       w.number(numel - shown);
+                     }
+                   });
+}
+
+Result<const ::etdump::ETDump*> verified_etdump(ByteSpan file, const DecodeOptions& options) {
+  ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, etdump::verify_etdump(file));
+  if (options.debug_buffer) ETKIT_TRY(check_debug_tensors(*root, *options.debug_buffer));
+  return root;
+}
+
+Status finish(JsonWriter& w) {
+  w.flush();
+  if (w.failed()) return io_error("<stdout>", "cannot write the output");
+  return {};
+}
+
+// ---- Encoding --------------------------------------------------------------
+
+Result<FileKind> kind_of_document(const nlohmann::ordered_json& doc) {
+  if (!doc.is_object()) return bad_input("the JSON document is not an object");
+  if (doc.contains("run_data")) return FileKind::kEtDump;
+  if (doc.contains("method_test_suites") || doc.contains("program")) return FileKind::kBundledProgram;
+  if (doc.contains("execution_plan")) return FileKind::kProgram;
+  return bad_input("cannot tell the file kind: expected a 'run_data', 'execution_plan' or 'program' key");
+}
+
+// Removes the keys decode adds to ETDump tensors; they live in the debug buffer.
+void strip_tensor_values(nlohmann::ordered_json& node) {
+  if (node.is_object()) {
+    node.erase("values");
+    node.erase("values_omitted");
+    for (auto& [key, child] : node.items()) strip_tensor_values(child);
+  } else if (node.is_array()) {
+    for (auto& child : node) strip_tensor_values(child);
+  }
+}
+
+Result<std::vector<uint8_t>> parse_with_schema(FileKind kind, const std::string& text) {
+  flatbuffers::IDLOptions opts;
+  opts.size_prefixed = kind == FileKind::kEtDump;
+  flatbuffers::Parser parser(opts);
+  const ByteSpan schema = embedded_schema(kind);
+  if (!parser.Deserialize(schema.data(), schema.size())) {
+    return Error{ErrorKind::kBadInput, {}, {}, "internal: cannot load the embedded schema: " + parser.error_};
+  }
+  if (!parser.ParseJson(text.c_str())) {
+    std::string message = parser.error_;
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    return bad_input("does not match the " + std::string(file_kind_name(kind)) + " schema: " + message);
+  }
+  return std::vector<uint8_t>(parser.builder_.GetBufferPointer(),
+                              parser.builder_.GetBufferPointer() + parser.builder_.GetSize());
+}
+
+Result<std::vector<uint8_t>> encode_program(nlohmann::ordered_json doc) {
+  uint32_t header_length = 32;
+  if (auto it = doc.find("extended_header"); it != doc.end()) {
+    if (it->contains("length") && (*it)["length"].is_number_unsigned()) header_length = (*it)["length"].get<uint32_t>();
+    doc.erase(it);
+  }
+  std::vector<std::vector<uint8_t>> blobs;
+  if (auto it = doc.find("segment_data"); it != doc.end()) {
+    if (!it->is_array()) return bad_input("must be an array of base64 strings", "segment_data");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const auto& item = (*it)[i];
+      auto bytes = item.is_string() ? base64_decode(item.get_ref<const std::string&>()) : std::nullopt;
+      if (!bytes) return bad_input("not a base64 string", "segment_data[" + std::to_string(i) + "]");
+      blobs.push_back(std::move(*bytes));
+    }
+    doc.erase(it);
+  }
+  ETKIT_ASSIGN_OR_RETURN(auto flatbuffer, parse_with_schema(FileKind::kProgram, doc.dump()));
+  const auto* root = executorch_flatbuffer::GetProgram(flatbuffer.data());
+  std::vector<pte::DataSegment> segments;
+  if (root->segments()) {
+    for (const auto* s : *root->segments()) segments.push_back(pte::DataSegment{s->offset(), s->size()});
+  }
+  std::vector<ByteSpan> spans(blobs.begin(), blobs.end());
+  if (spans.empty() && !segments.empty()) {
+    // A document without segment_data (e.g. from flatc) keeps empty segments only.
+    spans.assign(segments.size(), ByteSpan());
+  }
+  return pte::assemble_program_file(flatbuffer, segments, spans, header_length);
+}
+
+}  // namespace
+
+std::string_view file_kind_name(FileKind kind) {
+  switch (kind) {
+    case FileKind::kProgram: return "program";
+    case FileKind::kEtDump: return "ETDump";
+    case FileKind::kBundledProgram: return "bundled program";
+  }
+  return "?";
+}
+
+Result<FileKind> detect_file_kind(ByteSpan file) {
+  const std::string id4 = identifier_at(file, 4);
+  if (id4.rfind("ET", 0) == 0) return FileKind::kProgram;
+  if (id4.rfind("BP", 0) == 0) return FileKind::kBundledProgram;
+  if (identifier_at(file, 8) == etdump::kIdentifier) return FileKind::kEtDump;
+  if (file.size() < 12) return bad_input("too short (" + std::to_string(file.size()) + " bytes) to be an ExecuTorch file");
+  return bad_input("unknown file identifier '" + id4 + "' (expected ET12 program, BP08 bundled program, or ED00 ETDump)");
+}
+
+Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options, std::FILE* out) {
+  const CompiledSchema& schema = compiled_schema(kind);
+  switch (kind) {
+    case FileKind::kProgram: {
+      ETKIT_ASSIGN_OR_RETURN(pte::Program program, pte::read_program(file, nullptr));
+      const ByteSpan region = program.extended_header ? file.first(program.extended_header->program_size) : file;
+      JsonWriter w(out, options.pretty);
+      JsonEmitter emitter(schema, w);
+      w.begin_object();
+      emitter.fields(*flatbuffers::GetRoot<flatbuffers::Table>(region.data()), schema.root_table());
+      if (const auto& h = program.extended_header) {
+        w.key("extended_header");
+        w.begin_object();
+        w.key("length"); w.number(h->length);
+        w.key("program_size"); w.number(h->program_size);
+        w.key("segment_base_offset"); w.number(h->segment_base_offset);
+        w.key("segment_data_size"); w.number(h->segment_data_size);
+        w.end_object();
+      }
+      if (!program.segment_data.empty()) {
+        w.key("segment_data");
+        w.begin_array();
+        for (const auto& data : program.segment_data) w.string(base64_encode(data));
+        w.end_array();
+      }
+      w.end_object();
+      w.newline();
+      return finish(w);
+    }
+    case FileKind::kBundledProgram: {
+      ETKIT_ASSIGN_OR_RETURN(bundled::BundledProgram bundle, bundled::read_bundled_program(file, nullptr));
+      auto embedded = pte::read_program(bundle.program, nullptr);
+      if (!embedded) return std::move(embedded).error().in("program");
+      JsonWriter w(out, options.pretty);
+      JsonEmitter emitter(schema, w);
+      emitter.table(*flatbuffers::GetRoot<flatbuffers::Table>(file.data()), schema.root_table());
+      w.newline();
+      return finish(w);
+    }
+    case FileKind::kEtDump: {
+      ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, verified_etdump(file, options));
+      JsonWriter w(out, options.pretty);
+      JsonEmitter emitter(schema, w);
+      install_tensor_values_hook(emitter, options);
+      emitter.table(*reinterpret_cast<const flatbuffers::Table*>(root), schema.root_table());
+      w.newline();
+      return finish(w);
+    }
+  }
+  return {};
+}
+
+Status decode_etdump_jsonl(ByteSpan file, const DecodeOptions& options, std::FILE* out) {
+  ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, verified_etdump(file, options));
+  const CompiledSchema& schema = compiled_schema(FileKind::kEtDump);
+  const int event_table = schema.table_index("etdump.Event");
+  JsonWriter w(out, /*pretty=*/false);
+  JsonEmitter emitter(schema, w);
+  install_tensor_values_hook(emitter, options);
+  if (root->run_data()) {
+    for (flatbuffers::uoffset_t r = 0; r < root->run_data()->size(); ++r) {
+      const auto* run = root->run_data()->Get(r);
+      if (!run->events()) continue;
+      const std::string_view name = run->name() ? run->name()->string_view() : std::string_view();
+      for (flatbuffers::uoffset_t e = 0; e < run->events()->size(); ++e) {
+        w.begin_object();
+        w.key("run_index"); w.number(r);
+        w.key("run_name"); w.string(name);
+        w.key("event_index"); w.number(e);
+        emitter.fields(*reinterpret_cast<const flatbuffers::Table*>(run->events()->Get(e)), event_table);
+        w.end_object();
+        w.newline();
+      }
+    }
+  }
+  return finish(w);
+}
+
+Result<std::vector<uint8_t>> encode_from_json(std::string_view json_text) {
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(json_text.begin(), json_text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
+    const std::string what = e.what();
+    const auto at = what.find("parse error ");
+    return bad_input("invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
+  }
+  ETKIT_ASSIGN_OR_RETURN(FileKind kind, kind_of_document(doc));
+  std::vector<uint8_t> bytes;
+  switch (kind) {
+    case FileKind::kProgram: {
+      ETKIT_ASSIGN_OR_RETURN(bytes, encode_program(std::move(doc)));
+      auto check = pte::read_program(bytes, nullptr);
+      if (!check) return std::move(check).error();
+      break;
+    }
+    case FileKind::kEtDump: {
+      strip_tensor_values(doc);
+      ETKIT_ASSIGN_OR_RETURN(bytes, parse_with_schema(kind, doc.dump()));
+      ETKIT_TRY(verified_etdump(bytes, {}));
+      break;
+    }
+    case FileKind::kBundledProgram: {
+      ETKIT_ASSIGN_OR_RETURN(bytes, parse_with_schema(kind, doc.dump()));
+      auto check = bundled::read_bundled_program(bytes, nullptr);
+      if (!check) return std::move(check).error();
+      auto embedded = pte::read_program(check->program, nullptr);
+      if (!embedded) return std::move(embedded).error().in("program");
+      break;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace etkit

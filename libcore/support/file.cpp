@@ -1,0 +1,143 @@
+#include "libcore/support/file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace etkit {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+uint8_t* aligned_copy(const uint8_t* data, size_t size) {
+  auto* out = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, align_up(size ? size : 1, kAlignment)));
+  if (out != nullptr && size != 0) std::memcpy(out, data, size);
+  return out;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+InputFile::~InputFile() {
+  if (mapping_ != nullptr) munmap(mapping_, size_);
+  std::free(owned_);
+}
+
+std::shared_ptr<const InputFile> InputFile::from_bytes(ByteSpan bytes, std::string name) {
+  std::shared_ptr<InputFile> file(new InputFile());
+  file->path_ = std::move(name);
+  file->owned_ = aligned_copy(bytes.data(), bytes.size());
+  file->data_ = file->owned_;
+  file->size_ = bytes.size();
+  return file;
+}
+
+Result<std::shared_ptr<const InputFile>> InputFile::open(const std::string& path) {
+  if (path == "-") {
+    std::vector<uint8_t> buffer;
+    uint8_t chunk[1 << 16];
+    size_t n;
+    while ((n = std::fread(chunk, 1, sizeof chunk, stdin)) > 0) buffer.insert(buffer.end(), chunk, chunk + n);
+    if (std::ferror(stdin)) return io_error("<stdin>", "cannot read: " + errno_text());
+    return from_bytes(buffer, "<stdin>");
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(path, "cannot open: " + errno_text());
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return io_error(path, "not a regular file");
+  }
+  std::shared_ptr<InputFile> file(new InputFile());
+  file->path_ = path;
+  file->size_ = static_cast<size_t>(st.st_size);
+  if (file->size_ == 0) {
+    file->owned_ = aligned_copy(nullptr, 0);
+    file->data_ = file->owned_;
+  } else {
+    void* map = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      ::close(fd);
+      return io_error(path, "cannot map: " + errno_text());
+    }
+    // Decoding walks the file front to back.
+    madvise(map, file->size_, MADV_SEQUENTIAL);
+    file->mapping_ = map;
+    file->data_ = static_cast<const uint8_t*>(map);
+  }
+  ::close(fd);
+  return std::shared_ptr<const InputFile>(std::move(file));
+}
+
+Result<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path) {
+  std::unique_ptr<OutputFile> out(new OutputFile());
+  out->path_ = path;
+  if (path == "-") {
+    out->stream_ = stdout;
+    return out;
+  }
+  out->temp_path_ = path + ".etkit-tmp-XXXXXX";
+  int fd = mkstemp(out->temp_path_.data());
+  if (fd < 0) return io_error(path, "cannot create: " + errno_text());
+  out->stream_ = fdopen(fd, "wb");
+  if (out->stream_ == nullptr) {
+    ::close(fd);
+    ::unlink(out->temp_path_.c_str());
+    return io_error(path, "cannot open for writing: " + errno_text());
+  }
+  return out;
+}
+
+OutputFile::~OutputFile() {
+  if (stream_ != nullptr && stream_ != stdout) {
+    std::fclose(stream_);
+    if (!committed_) ::unlink(temp_path_.c_str());
+  }
+}
+
+Status OutputFile::write(ByteSpan bytes) {
+  if (bytes.empty()) return {};
+  if (std::fwrite(bytes.data(), 1, bytes.size(), stream_) != bytes.size()) {
+    return io_error(path_, "cannot write: " + errno_text());
+  }
+  return {};
+}
+
+Status OutputFile::commit() {
+  if (stream_ == stdout) {
+    if (std::fflush(stdout) != 0) return io_error(path_, "cannot write: " + errno_text());
+    return {};
+  }
+  if (std::fflush(stream_) != 0 || std::ferror(stream_)) return io_error(path_, "cannot write: " + errno_text());
+  // mkstemp creates 0600; give the file the usual permissions.
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fileno(stream_), 0666 & ~mask);
+  if (std::fclose(stream_) != 0) {
+    stream_ = nullptr;
+    ::unlink(temp_path_.c_str());
+    return io_error(path_, "cannot write: " + errno_text());
+  }
+  stream_ = nullptr;
+  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    ::unlink(temp_path_.c_str());
+    return io_error(path_, "cannot rename into place: " + errno_text());
+  }
+  committed_ = true;
+  return {};
+}
+
+Status write_file(const std::string& path, ByteSpan bytes) {
+  ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(path));
+  ETKIT_TRY(out->write(bytes));
+  return out->commit();
+}
+
+}  // namespace etkit

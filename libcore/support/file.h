@@ -1,0 +1,65 @@
+// Reading whole input files (mmap, or stdin for "-") and writing output files
+// atomically (a temp file beside the target, renamed on commit), so a failed
+// run never leaves a half-written output behind.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "libcore/support/bytes.h"
+#include "libcore/support/result.h"
+
+namespace etkit {
+
+// Read-only bytes of a file. The data is at least 64-byte aligned (mmap'd or
+// copied into an aligned buffer), which FlatBuffers and the runtime expect.
+class InputFile {
+ public:
+  // "-" reads standard input.
+  static Result<std::shared_ptr<const InputFile>> open(const std::string& path);
+  // Wraps bytes already in memory (copied into aligned storage).
+  static std::shared_ptr<const InputFile> from_bytes(ByteSpan bytes, std::string name);
+
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  ByteSpan bytes() const { return {data_, size_}; }
+  const std::string& path() const { return path_; }
+
+ private:
+  InputFile() = default;
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  void* mapping_ = nullptr;  // munmap'd on destruction when set
+  uint8_t* owned_ = nullptr;  // free'd on destruction when set
+};
+
+// An output file that appears under its final name only on commit().
+// "-" writes to standard output (then commit() only flushes).
+class OutputFile {
+ public:
+  static Result<std::unique_ptr<OutputFile>> create(const std::string& path);
+  ~OutputFile();  // discards the temp file unless committed
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  std::FILE* stream() { return stream_; }
+  Status write(ByteSpan bytes);
+  Status commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  OutputFile() = default;
+  std::string path_;
+  std::string temp_path_;
+  std::FILE* stream_ = nullptr;
+  bool committed_ = false;
+};
+
+// Writes `bytes` to `path` atomically.
+Status write_file(const std::string& path, ByteSpan bytes);
+
+}  // namespace etkit

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs etkit's build and test dependencies from Debian's packages.
+# Idempotent: installs only what is missing, so it is a no-op on a ready machine.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libcli11-dev flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
+  libspdlog-dev catch2 libzip-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,42 @@
+// Shared test helpers: where the read-only fixtures are, running the built
+// tools, and scratch files.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+namespace etkit::test {
+
+// ../shared/fixtures beside the checkout; empty when absent (a fresh clone).
+std::filesystem::path fixtures_dir();
+std::filesystem::path fixture(const std::string& relative);
+std::vector<uint8_t> read_bytes(const std::filesystem::path& path);
+void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
+
+// A fresh directory under the build's temp area, removed at exit.
+std::filesystem::path scratch_dir();
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs `tool` (a binary in the build's tools dir) with a shell-quoted
+// argument string; stdin from `stdin_path` when non-empty.
+CommandResult run_tool(const std::string& tool, const std::string& args, const std::string& stdin_path = "");
+// Runs a shell command line as is.
+CommandResult run_shell(const std::string& command);
+
+}  // namespace etkit::test
+
+// Catch2 v2 has no SKIP: tests needing ../shared/fixtures warn and return.
+#define ETKIT_REQUIRE_FIXTURES()                                                          \
+  do {                                                                                   \
+    if (etkit::test::fixtures_dir().empty()) {                                           \
+      WARN("skipped: ../shared/fixtures is absent (tests on real ExecuTorch files need it)"); \
+      return;                                                                            \
+    }                                                                                    \
+  } while (0)

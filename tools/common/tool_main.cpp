@@ -1,0 +1,41 @@
+#include "tools/common/tool_main.h"
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+namespace etkit::tools {
+
+void print_error(const std::string& tool, const Error& error) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: error: %s\n", tool.c_str(), error.describe().c_str());
+}
+
+void print_warning(const std::string& tool, const std::string& message) {
+  std::fprintf(stderr, "%s: warning: %s\n", tool.c_str(), message.c_str());
+}
+
+int run_tool(CLI::App& app, int argc, char** argv, const std::function<Result<int>()>& body) {
+  // A closed pipe (e.g. `| head`) ends the tool quietly instead of killing it.
+  std::signal(SIGPIPE, SIG_IGN);
+  app.footer(kExitCodeHelp);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), e.what());
+    std::fprintf(stderr, "Run with --help for more information.\n");
+    return kExitBadInput;
+  }
+  Result<int> result = body();
+  if (!result) {
+    print_error(app.get_name(), result.error());
+    return exit_code_for(result.error());
+  }
+  return *result;
+}
+
+}  // namespace etkit::tools
