@@ -1,0 +1,133 @@
+// ETDump writer -> reader round trips, and the wire details the runtime's
+// writer has (size prefix, ED00, defaults left out), checked on the bytes.
+#include <cstring>
+
+#include "examples/demo_models.h"
+#include "libcore/formats/etdump/debug_buffer.h"
+#include "libcore/formats/etdump/etdump_reader.h"
+#include "libcore/formats/etdump/etdump_writer.h"
+#include "libcore/support/bytes.h"
+#include "tests/support/test_support.h"
+
+using namespace etkit;
+using namespace etkit::etdump;
+
+TEST_CASE("an ETDump with every event kind round-trips", "[writer][etdump]") {
+  EtDumpWriter w;
+  w.begin_block("Default");
+  ProfileEvent init;
+  init.name = "Method::init";
+  init.chain_index = -1;
+  init.instruction_id = 0;
+  init.start_time = 100;
+  init.end_time = 250;
+  w.add_profile_event(init);
+  w.begin_block("Execute", 3);
+  const int32_t alloc = w.add_allocator("method");
+  w.add_allocation_event({alloc, 4096});
+  ProfileEvent delegate;
+  delegate.chain_index = 0;
+  delegate.instruction_id = 2;
+  delegate.delegate_debug_id_str = "Convolution (NHWC, F32) IGEMM #1";
+  delegate.delegate_debug_metadata = std::vector<uint8_t>{};
+  delegate.start_time = 1;
+  delegate.end_time = 2;
+  w.add_profile_event(delegate);
+  DebugEvent d;
+  d.chain_index = UINT64_MAX;
+  d.instruction_id = 0;
+  d.debug_entry.val = ValueType::kTensorList;
+  d.debug_entry.tensor_list = std::vector<Tensor>{Tensor{6, {2, 2}, {2, 1}, 0}, Tensor{4, {0}, {1}, -1}};
+  d.debug_entry.output = true;
+  w.add_debug_event(d);
+  DebugEvent scalar;
+  scalar.debug_entry.val = ValueType::kDouble;
+  scalar.debug_entry.double_value = -0.25;
+  w.add_debug_event(scalar);
+  w.begin_block("Empty");
+  const auto bytes = w.finish();
+
+  // Size prefix = everything after it; identifier at 8..11.
+  REQUIRE(bytes.size() > 12);
+  CHECK(load_u32_le(bytes.data()) == bytes.size() - 4);
+  CHECK(std::memcmp(bytes.data() + 8, "ED00", 4) == 0);
+
+  auto dump = read_etdump(ByteSpan(bytes));
+  INFO((dump ? std::string() : dump.error().describe()));
+  REQUIRE(dump.ok());
+  REQUIRE(dump->run_data.size() == 3);
+  const auto& def = dump->run_data[0];
+  CHECK(def.name == "Default");
+  CHECK(def.bundled_input_index == -1);
+  REQUIRE(def.events->size() == 1);
+  const auto& pe = *(*def.events)[0].profile_event;
+  CHECK(*pe.name == "Method::init");
+  CHECK(pe.chain_index == -1);
+  CHECK(pe.instruction_id == 0);
+  CHECK(pe.delegate_debug_id_int == -1);
+  CHECK_FALSE(pe.delegate_debug_id_str.has_value());
+  CHECK(pe.start_time == 100);
+  CHECK(pe.end_time == 250);
+
+  const auto& exec = dump->run_data[1];
+  CHECK(exec.bundled_input_index == 3);
+  CHECK(*exec.allocators == std::vector<std::string>{"method"});
+  REQUIRE(exec.events->size() == 4);
+  CHECK((*exec.events)[0].allocation_event->allocator_id == 1);
+  CHECK((*exec.events)[0].allocation_event->allocation_size == 4096);
+  const auto& de = *(*exec.events)[1].profile_event;
+  CHECK_FALSE(de.name.has_value());
+  CHECK(*de.delegate_debug_id_str == "Convolution (NHWC, F32) IGEMM #1");
+  CHECK(de.delegate_debug_metadata.has_value());  // present though empty
+  CHECK(de.delegate_debug_metadata->empty());
+  const auto& dbg = *(*exec.events)[2].debug_event;
+  CHECK(dbg.chain_index == UINT64_MAX);
+  CHECK(dbg.debug_entry.val == ValueType::kTensorList);
+  REQUIRE(dbg.debug_entry.tensor_list->size() == 2);
+  CHECK((*dbg.debug_entry.tensor_list)[1].offset == -1);
+  CHECK(*dbg.debug_entry.output);
+  const auto& sc = *(*exec.events)[3].debug_event;
+  CHECK(sc.instruction_id == -1);
+  CHECK(*sc.debug_entry.double_value == -0.25);
+  CHECK_FALSE(sc.debug_entry.output.has_value());
+
+  // A block that received nothing has no events vector at all.
+  CHECK(dump->run_data[2].name == "Empty");
+  CHECK_FALSE(dump->run_data[2].events.has_value());
+}
+
+TEST_CASE("write_etdump(read_etdump(x)) reproduces the bytes of our own dumps", "[writer][etdump]") {
+  std::vector<uint8_t> buffer;
+  demo::SyntheticRun run;
+  run.executions = 2;
+  run.log_program_output = true;
+  const auto bytes = demo::synthetic_etdump(run, &buffer);
+  auto dump = read_etdump(ByteSpan(bytes));
+  REQUIRE(dump.ok());
+  CHECK(write_etdump(*dump) == bytes);
+  // Default: 2 events; each Execute: 14 x 2 kernel events + Method::execute + 1 output.
+  REQUIRE(dump->run_data.size() == 3);
+  CHECK(dump->run_data[0].events->size() == 2);
+  CHECK(dump->run_data[1].events->size() == 30);
+}
+
+TEST_CASE("debug buffer blobs are 64-byte aligned and found again", "[writer][etdump]") {
+  DebugBufferWriter w;
+  const std::vector<uint8_t> a(10, 0xAA), b(3, 0xBB);
+  CHECK(w.append(ByteSpan(a)) == 0);
+  CHECK(w.append(ByteSpan()) == -1);  // empty: nothing written
+  CHECK(w.append(ByteSpan(b)) == 64);
+  CHECK(w.bytes().size() == 67);
+  CHECK(w.bytes()[10] == 0);  // zero padding
+  // A CHAR[3] tensor at 64 reads back the 0xBB bytes.
+  auto bytes = tensor_bytes(ByteSpan(w.bytes()), Tensor{1, {3}, {1}, 64});
+  REQUIRE(bytes.ok());
+  CHECK(bytes->size() == 3);
+  CHECK((*bytes)[2] == 0xBB);
+  // FLOAT[2] at 64 needs 8 bytes but only 3 remain.
+  auto too_short = tensor_bytes(ByteSpan(w.bytes()), Tensor{6, {2}, {1}, 64});
+  REQUIRE_FALSE(too_short.ok());
+  CHECK(too_short.error().message == "debug buffer too short: tensor needs bytes [64, 72) but the buffer has 67 bytes");
+  // An empty tensor needs no bytes whatever its offset.
+  CHECK(tensor_bytes(ByteSpan(), Tensor{6, {0, 5}, {5, 1}, -1}).ok());
+}
