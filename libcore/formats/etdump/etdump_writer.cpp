@@ -104,6 +104,15 @@ void EtDumpWriter::add_profile_event(const ProfileEvent& event) {
   impl_->push(fb::CreateEvent(impl_->builder, p));
 }
 
+void EtDumpWriter::add_profile_event(std::string_view name, int32_t chain_index, int32_t instruction_id,
+                                     uint64_t start_time, uint64_t end_time) {
+  impl_->ensure_block();
+  auto& b = impl_->builder;
+  auto n = b.CreateString(name.data(), name.size());
+  auto p = fb::CreateProfileEvent(b, n, chain_index, instruction_id, -1, 0, 0, start_time, end_time);
+  impl_->push(fb::CreateEvent(b, p));
+}
+
 void EtDumpWriter::add_allocation_event(const AllocationEvent& event) {
   impl_->ensure_block();
   auto a = fb::CreateAllocationEvent(impl_->builder, event.allocator_id, event.allocation_size);

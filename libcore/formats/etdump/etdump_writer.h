@@ -24,6 +24,10 @@ class EtDumpWriter {
   int32_t add_allocator(std::string_view name);
   void add_event(const Event& event);
   void add_profile_event(const ProfileEvent& event);
+  // The runtime's common case without building a ProfileEvent: a named
+  // event with no delegate ids.
+  void add_profile_event(std::string_view name, int32_t chain_index, int32_t instruction_id, uint64_t start_time,
+                         uint64_t end_time);
   void add_allocation_event(const AllocationEvent& event);
   void add_debug_event(const DebugEvent& event);
   // Closes the dump; the writer is then empty again.

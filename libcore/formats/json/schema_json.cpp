@@ -188,6 +188,22 @@ Status finish(JsonWriter& w) {
 
 // ---- Encoding --------------------------------------------------------------
 
+// Our schemas nest at most ~10 levels; FlatBuffers' parser stops at 64. The
+// check is iterative because everything after it (dump, strip) recurses.
+constexpr size_t kMaxJsonDepth = 64;
+
+bool deeper_than(const nlohmann::ordered_json& doc, size_t limit) {
+  std::vector<std::pair<const nlohmann::ordered_json*, size_t>> stack{{&doc, 1}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth > limit) return true;
+    for (const auto& child : *node) stack.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
 Result<FileKind> kind_of_document(const nlohmann::ordered_json& doc) {
   if (!doc.is_object()) return bad_input("the JSON document is not an object");
   if (doc.contains("run_data")) return FileKind::kEtDump;
@@ -362,6 +378,9 @@ Result<std::vector<uint8_t>> encode_from_json(std::string_view json_text) {
     const std::string what = e.what();
     const auto at = what.find("parse error ");
     return bad_input("invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
+  }
+  if (deeper_than(doc, kMaxJsonDepth)) {
+    return bad_input("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   ETKIT_ASSIGN_OR_RETURN(FileKind kind, kind_of_document(doc));
   std::vector<uint8_t> bytes;

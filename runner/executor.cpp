@@ -1,0 +1,123 @@
+#include "runner/executor.h"
+
+namespace etkit::rt {
+namespace {
+
+std::string at_instruction(const LoadedMethod& m, size_t chain, size_t pc) {
+  return "method '" + m.name() + "'.chains[" + std::to_string(chain) + "].instructions[" + std::to_string(pc) + "]";
+}
+
+// A JumpFalseCall condition: a Bool, or a BOOL tensor that is true only when
+// all its elements are.
+Result<bool> condition(const EValue& v) {
+  if (v.tag == Tag::kBool) return v.b;
+  if (v.tag == Tag::kTensor && v.tensor->dtype() == ScalarType::kBool) {
+    const bool* p = v.tensor->data_as<bool>();
+    if (p == nullptr && v.tensor->numel() > 0) return Error{ErrorKind::kRuntime, {}, {}, "condition tensor has no data"};
+    for (int64_t i = 0; i < v.tensor->numel(); ++i) {
+      if (!p[i]) return false;
+    }
+    return true;
+  }
+  return Error{ErrorKind::kRuntime, {}, {}, "condition must be a Bool or a BOOL tensor, not " + std::string(tag_name(v.tag))};
+}
+
+}  // namespace
+
+Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
+  const bool log_intermediates = tracer && tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
+  uint64_t execute_start = 0;
+  if (tracer) {
+    tracer->create_block("Execute");
+    execute_start = EventTracer::now();
+  }
+  KernelContext& ctx = *method.context_;
+  uint64_t executed = 0;
+  for (size_t c = 0; c < method.chains_.size(); ++c) {
+    const auto& chain = method.chains_[c];
+    const int32_t chain_id = static_cast<int32_t>(c);
+    size_t pc = 0;
+    while (pc < chain.size()) {
+      if (++executed > kMaxInstructions) {
+        return Error{ErrorKind::kRuntime, {}, at_instruction(method, c, pc),
+                     "more than " + std::to_string(kMaxInstructions) + " instructions executed (endless loop?)"};
+      }
+      const CompiledInstruction& instr = chain[pc];
+      const int32_t id = static_cast<int32_t>(pc);
+      size_t next = pc + 1;
+      const uint64_t start = tracer ? EventTracer::now() : 0;
+      const char* scope = nullptr;
+      switch (instr.kind) {
+        case CompiledInstruction::Kind::kKernel: {
+          scope = "OPERATOR_CALL";
+          const uint64_t kernel_start = tracer ? EventTracer::now() : 0;
+          ctx.begin_call(instr.op_name);
+          Status status = instr.kernel->fn(ctx, instr.args);
+          // Outputs are logged inside the kernel's scope, even on failure.
+          if (log_intermediates && !instr.kernel->prim) {
+            for (const EValue* out : instr.logged_outputs) tracer->log_value(chain_id, id, *out, false);
+          }
+          if (tracer && !instr.kernel->prim) {
+            tracer->profile(instr.event_name, chain_id, id, kernel_start, EventTracer::now());
+          }
+          if (!status) {
+            if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::now());
+            return std::move(status).error().in(at_instruction(method, c, pc));
+          }
+          break;
+        }
+        case CompiledInstruction::Kind::kDelegate: {
+          scope = "DELEGATE_CALL";
+          Status status = method.delegate_backends_[instr.delegate]->execute(
+              method.delegate_handles_[instr.delegate].get(), instr.args);
+          if (log_intermediates) {
+            for (const EValue* arg : instr.logged_outputs) tracer->log_value(chain_id, id, *arg, false);
+          }
+          if (!status) {
+            if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::now());
+            Error e = std::move(status).error();
+            e.kind = ErrorKind::kRuntime;
+            return std::move(e).in(at_instruction(method, c, pc));
+          }
+          break;
+        }
+        case CompiledInstruction::Kind::kMove:
+          scope = "MOVE_CALL";
+          // An EValue assignment: both slots then share the same tensor.
+          method.values_[size_t(instr.b)] = method.values_[size_t(instr.a)];
+          break;
+        case CompiledInstruction::Kind::kJumpFalse: {
+          scope = "JF_CALL";
+          auto cond = condition(method.values_[size_t(instr.a)]);
+          if (!cond) return std::move(cond).error().in(at_instruction(method, c, pc));
+          // A destination outside the chain simply ends it (never range-checked upstream).
+          if (!*cond) next = instr.b < 0 ? chain.size() : size_t(instr.b);
+          break;
+        }
+        case CompiledInstruction::Kind::kFree: {
+          scope = "FREE_CALL";
+          EValue& v = method.values_[size_t(instr.a)];
+          if (v.tag != Tag::kTensor) {
+            return Error{ErrorKind::kRuntime, {}, at_instruction(method, c, pc), "FreeCall on a non-tensor value"};
+          }
+          v.tensor->set_data(nullptr);
+          break;
+        }
+      }
+      if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::now());
+      pc = next;
+    }
+  }
+  if (tracer) {
+    tracer->profile("Method::execute", kUnsetChain, kUnsetInstruction, execute_start, EventTracer::now());
+    if (tracer->debug_level() >= DebugLevel::kProgramOutputs) {
+      for (size_t i = 0; i < method.num_outputs(); ++i) {
+        const EValue& out = method.output(i);
+        tracer->log_value(kUnsetChain, kUnsetInstruction, out, out.tag == Tag::kTensor || out.tag == Tag::kTensorList);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace etkit::rt

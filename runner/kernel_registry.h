@@ -1,0 +1,78 @@
+// The kernel registry: operators looked up by "namespace::name.overload"
+// (pte_spec.md §4.7). One explicit table per kernel library, registered in
+// code (no static constructors); duplicates are rejected. Users add custom
+// operators through the same API without editing the runner.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "libcore/support/result.h"
+#include "runner/evalue.h"
+
+namespace etkit::rt {
+
+// What a kernel sees: its name (for messages) and the method's values (to
+// read boxed IntLists).
+class KernelContext {
+ public:
+  KernelContext(std::string_view op_name, std::span<EValue> values) : op_name_(op_name), values_(values) {}
+  std::string_view op_name() const { return op_name_; }
+  // The integers of an IntList value, read now (into reusable scratch).
+  Result<std::span<const int64_t>> int_list(const EValue& list, std::string_view what);
+  // A runtime error naming this operator: "aten::add.out: <message>".
+  Error fail(std::string_view message) const;
+
+ private:
+  std::string_view op_name_;
+  std::span<EValue> values_;
+  std::vector<int64_t> scratch_[6];  // up to six IntLists read in one call
+  size_t next_scratch_ = 0;
+  friend class Executor;
+  void begin_call(std::string_view op_name) {
+    op_name_ = op_name;
+    next_scratch_ = 0;
+  }
+};
+
+// A kernel gets the instruction's arguments, schema order, return slot last.
+using KernelFn = std::function<Status(KernelContext&, std::span<EValue* const> args)>;
+
+struct KernelInfo {
+  std::string name;  // "aten::add.out"
+  KernelFn fn;
+  // Argument slots the program must pass (schema arguments + 1 return slot);
+  // -1 accepts any count.
+  int num_args = -1;
+  // Slots of the `out` arguments in schema order: logged as intermediate
+  // outputs. For functional ops, the return slot.
+  std::vector<int> out_args;
+  // Prim ops (symbolic sizes, scalar arithmetic) get only OPERATOR_CALL in
+  // the ETDump (no native_call_ event, no debug events).
+  bool prim = false;
+  // Custom-op kernels (like ExecuTorch's EXECUTORCH_LIBRARY ones) are
+  // profiled under their full name instead of "native_call_<op>".
+  bool custom = false;
+};
+
+class KernelRegistry {
+ public:
+  Status add(KernelInfo kernel);
+  const KernelInfo* find(std::string_view name) const;
+  size_t size() const { return kernels_.size(); }
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, KernelInfo, std::less<>> kernels_;
+};
+
+// The portable kernels and prim ops that ship with etkit.
+Status register_portable_kernels(KernelRegistry& registry);
+
+// A registry with the portable kernels (and nothing else).
+const KernelRegistry& portable_kernel_registry();
+
+}  // namespace etkit::rt

@@ -1,0 +1,157 @@
+// aten::{add,sub,mul,div} with tensor or scalar `other`: broadcasting, type
+// promotion, alpha, and div's rounding modes.
+#include <cmath>
+
+#include "runner/kernels/elementwise.h"
+#include "runner/kernels/kernel_groups.h"
+
+namespace etkit::rt::kernels {
+namespace {
+
+enum class Arith { kAdd, kSub, kMul, kDiv };
+
+std::string_view arith_name(Arith op) {
+  switch (op) {
+    case Arith::kAdd: return "add";
+    case Arith::kSub: return "sub";
+    case Arith::kMul: return "mul";
+    default: return "div";
+  }
+}
+
+// A 0-dim tensor over a scalar stored as double or int64.
+struct ScalarTensor {
+  double d = 0;
+  int64_t i = 0;
+  bool b = false;
+  Tensor tensor;
+  explicit ScalarTensor(const EValue& v) {
+    if (v.tag == Tag::kDouble) {
+      d = v.d;
+      tensor = Tensor(ScalarType::kDouble, {}, {}, &d);
+    } else if (v.tag == Tag::kBool) {
+      b = v.b;
+      tensor = Tensor(ScalarType::kBool, {}, {}, &b);
+    } else {
+      i = v.i;
+      tensor = Tensor(ScalarType::kLong, {}, {}, &i);
+    }
+  }
+};
+
+enum class Rounding { kNone, kTrunc, kFloor };
+
+Result<Rounding> rounding_arg(KernelContext& ctx, const EValue& v) {
+  if (v.tag == Tag::kNone) return Rounding::kNone;
+  if (v.tag == Tag::kString && v.s == "trunc") return Rounding::kTrunc;
+  if (v.tag == Tag::kString && v.s == "floor") return Rounding::kFloor;
+  return ctx.fail("rounding_mode must be None, 'trunc' or 'floor'");
+}
+
+// Runs the arithmetic with `b` as tensor; `alpha` scales b for add/sub.
+Status run(KernelContext& ctx, Arith op, const Tensor& a, const Tensor& b, ScalarType common, const EValue* alpha,
+           Rounding rounding, Tensor& out) {
+  ScalarType compute = common;
+  // True division of integers produces float (PyTorch's default dtype).
+  if (op == Arith::kDiv && rounding == Rounding::kNone && !is_floating(compute)) compute = ScalarType::kFloat;
+  if ((op == Arith::kSub) && compute == ScalarType::kBool) return ctx.fail("subtraction of bool tensors is not supported");
+  if (alpha != nullptr && !is_floating(compute) && alpha->tag == Tag::kDouble) {
+    return ctx.fail("alpha must be an integer for integral inputs");
+  }
+  ETKIT_TRY(prepare_binary(ctx, a, b, out, compute));
+  const double alpha_value = alpha ? alpha->scalar_as_double() : 1.0;
+  bool divided_by_zero = false;
+  Status status = binary_loop(ctx, a, b, out, compute, [&](auto x, auto y) {
+    using CT = decltype(x);
+    const CT al = static_cast<CT>(alpha_value);
+    switch (op) {
+      case Arith::kAdd:
+        if constexpr (std::is_same_v<CT, bool>) return static_cast<CT>(x || (al && y));
+        else return static_cast<CT>(x + al * y);
+      case Arith::kSub:
+        if constexpr (std::is_same_v<CT, bool>) return x;
+        else return static_cast<CT>(x - al * y);
+      case Arith::kMul:
+        if constexpr (std::is_same_v<CT, bool>) return static_cast<CT>(x && y);
+        else return static_cast<CT>(x * y);
+      default:
+        if constexpr (std::is_floating_point_v<CT>) {
+          const CT q = x / y;
+          if (rounding == Rounding::kTrunc) return std::trunc(q);
+          if (rounding == Rounding::kFloor) return std::floor(q);
+          return q;
+        } else if constexpr (std::is_same_v<CT, bool>) {
+          return x;
+        } else {
+          if (y == 0) {
+            divided_by_zero = true;
+            return CT{0};
+          }
+          CT q = static_cast<CT>(x / y);
+          if (rounding == Rounding::kFloor && (x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<CT>(q - 1);
+          return q;
+        }
+    }
+  });
+  ETKIT_TRY(status);
+  if (divided_by_zero) return ctx.fail("integer division by zero");
+  return {};
+}
+
+// (self, other, [alpha], out, ret) with a tensor `other`.
+KernelFn tensor_variant(Arith op, bool has_alpha, bool has_rounding) {
+  return [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * b, tensor_arg(ctx, *args[1], "other"));
+    const EValue* alpha = nullptr;
+    if (has_alpha) {
+      ETKIT_ASSIGN_OR_RETURN(alpha, scalar_arg(ctx, *args[2], "alpha"));
+    }
+    Rounding rounding = Rounding::kNone;
+    if (has_rounding) {
+      ETKIT_ASSIGN_OR_RETURN(rounding, rounding_arg(ctx, *args[2]));
+    }
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[args.size() - 2], "out"));
+    auto common = promote_types(a->dtype(), b->dtype());
+    if (!common) return ctx.fail(common.error().message);
+    return run(ctx, op, *a, *b, *common, alpha, rounding, *out);
+  };
+}
+
+// (self, Scalar other, [alpha], out, ret).
+KernelFn scalar_variant(Arith op, bool has_alpha, bool has_rounding) {
+  return [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(const EValue* other, scalar_arg(ctx, *args[1], "other"));
+    const EValue* alpha = nullptr;
+    if (has_alpha) {
+      ETKIT_ASSIGN_OR_RETURN(alpha, scalar_arg(ctx, *args[2], "alpha"));
+    }
+    Rounding rounding = Rounding::kNone;
+    if (has_rounding) {
+      ETKIT_ASSIGN_OR_RETURN(rounding, rounding_arg(ctx, *args[2]));
+    }
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[args.size() - 2], "out"));
+    ScalarTensor b(*other);
+    return run(ctx, op, *a, b.tensor, promote_with_scalar(a->dtype(), *other), alpha, rounding, *out);
+  };
+}
+
+}  // namespace
+
+std::vector<KernelInfo> arithmetic_kernels() {
+  std::vector<KernelInfo> table;
+  for (Arith op : {Arith::kAdd, Arith::kSub, Arith::kMul, Arith::kDiv}) {
+    const std::string name = "aten::" + std::string(arith_name(op));
+    const bool alpha = op == Arith::kAdd || op == Arith::kSub;
+    // Tensor: (self, other, [alpha], out) + ret; Scalar: (self, other, [alpha], out) + ret.
+    const int n = alpha ? 5 : 4;
+    table.push_back({name + ".out", tensor_variant(op, alpha, false), n, {n - 2}});
+    table.push_back({name + ".Scalar_out", scalar_variant(op, alpha, false), n, {n - 2}});
+  }
+  table.push_back({"aten::div.out_mode", tensor_variant(Arith::kDiv, false, true), 5, {3}});
+  table.push_back({"aten::div.Scalar_mode_out", scalar_variant(Arith::kDiv, false, true), 5, {3}});
+  return table;
+}
+
+}  // namespace etkit::rt::kernels

@@ -1,0 +1,189 @@
+// Shared pieces of the portable kernels: argument access with messages that
+// name the operator and argument, dtype dispatch, type promotion and
+// broadcasting over any dim order. Kernels follow ExecuTorch's out-variant
+// shape: validate arguments, resize `out`, one dtype switch, then the loop.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "runner/kernel_registry.h"
+
+namespace etkit::rt::kernels {
+
+// ---- Argument access -------------------------------------------------------
+
+inline Status check_num_args(KernelContext& ctx, std::span<EValue* const> args, size_t expected) {
+  if (args.size() != expected) {
+    return ctx.fail("expected " + std::to_string(expected) + " arguments, got " + std::to_string(args.size()));
+  }
+  return {};
+}
+
+inline Result<Tensor*> tensor_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (v.tag != Tag::kTensor || v.tensor == nullptr) {
+    return ctx.fail(std::string(what) + " must be a tensor, not " + std::string(tag_name(v.tag)));
+  }
+  return v.tensor;
+}
+
+// A Tensor? argument: nullptr for None.
+inline Result<Tensor*> optional_tensor_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (v.tag == Tag::kNone) return static_cast<Tensor*>(nullptr);
+  return tensor_arg(ctx, v, what);
+}
+
+inline Result<int64_t> int_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (v.tag == Tag::kInt) return v.i;
+  if (v.tag == Tag::kBool) return int64_t(v.b);
+  return ctx.fail(std::string(what) + " must be an int, not " + std::string(tag_name(v.tag)));
+}
+
+inline Result<bool> bool_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (v.tag == Tag::kBool) return v.b;
+  return ctx.fail(std::string(what) + " must be a bool, not " + std::string(tag_name(v.tag)));
+}
+
+inline Result<double> double_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (v.tag == Tag::kDouble) return v.d;
+  if (v.tag == Tag::kInt) return double(v.i);
+  return ctx.fail(std::string(what) + " must be a float, not " + std::string(tag_name(v.tag)));
+}
+
+// A Scalar argument (Int, Double or Bool).
+inline Result<const EValue*> scalar_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (!v.is_scalar()) return ctx.fail(std::string(what) + " must be a scalar, not " + std::string(tag_name(v.tag)));
+  return &v;
+}
+
+// Normalises a possibly negative dimension against `rank`.
+inline Result<size_t> dim_arg(KernelContext& ctx, int64_t dim, size_t rank, std::string_view what = "dim") {
+  const int64_t r = rank == 0 ? 1 : int64_t(rank);
+  if (dim < -r || dim >= r) {
+    return ctx.fail(std::string(what) + " " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
+  }
+  return size_t(dim < 0 ? dim + r : dim);
+}
+
+// ---- Dtypes ----------------------------------------------------------------
+
+struct Half {  // IEEE binary16 storage
+  uint16_t bits;
+};
+struct BFloat16 {
+  uint16_t bits;
+};
+
+float half_to_float(uint16_t bits);
+uint16_t float_to_half(float value);
+inline float bfloat16_to_float(uint16_t bits) {
+  const uint32_t u = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint16_t float_to_bfloat16(float value);  // round to nearest even
+
+inline bool is_floating(ScalarType t) {
+  return t == ScalarType::kFloat || t == ScalarType::kDouble || t == ScalarType::kHalf || t == ScalarType::kBFloat16;
+}
+inline bool is_integral(ScalarType t, bool include_bool) {
+  switch (t) {
+    case ScalarType::kByte: case ScalarType::kChar: case ScalarType::kShort: case ScalarType::kInt:
+    case ScalarType::kLong: case ScalarType::kUInt16: case ScalarType::kUInt32: case ScalarType::kUInt64:
+      return true;
+    case ScalarType::kBool: return include_bool;
+    default: return false;
+  }
+}
+
+// PyTorch's promotion of two tensor dtypes (bool < integers < floats).
+Result<ScalarType> promote_types(ScalarType a, ScalarType b);
+// The dtype of `tensor op scalar` (a scalar of a higher category lifts an
+// integer tensor to float32, a bool tensor to int64/float32).
+ScalarType promote_with_scalar(ScalarType tensor, const EValue& scalar);
+// Whether a value of dtype `from` may be written into `to` (no float->int,
+// no non-bool->bool), as the portable kernels' canCast.
+bool can_cast(ScalarType from, ScalarType to);
+
+// Calls fn(T{}) with T the C++ type of `type`; false if `type` is not among
+// the real types (Byte, Char, Short, Int, Long, Float, Double) plus Bool
+// (and Half/BFloat16 with HalfAndBF16).
+template <typename F>
+bool dispatch_real_and_bool(ScalarType type, F&& fn) {
+  switch (type) {
+    case ScalarType::kByte: fn(uint8_t{}); return true;
+    case ScalarType::kChar: fn(int8_t{}); return true;
+    case ScalarType::kShort: fn(int16_t{}); return true;
+    case ScalarType::kInt: fn(int32_t{}); return true;
+    case ScalarType::kLong: fn(int64_t{}); return true;
+    case ScalarType::kFloat: fn(float{}); return true;
+    case ScalarType::kDouble: fn(double{}); return true;
+    case ScalarType::kBool: fn(bool{}); return true;
+    default: return false;
+  }
+}
+
+template <typename F>
+bool dispatch_all_types(ScalarType type, F&& fn) {
+  if (dispatch_real_and_bool(type, fn)) return true;
+  switch (type) {
+    case ScalarType::kHalf: fn(Half{}); return true;
+    case ScalarType::kBFloat16: fn(BFloat16{}); return true;
+    case ScalarType::kUInt16: case ScalarType::kBits16: fn(uint16_t{}); return true;
+    case ScalarType::kUInt32: fn(uint32_t{}); return true;
+    case ScalarType::kUInt64: fn(uint64_t{}); return true;
+    case ScalarType::kQInt8: fn(int8_t{}); return true;
+    case ScalarType::kQUInt8: fn(uint8_t{}); return true;
+    case ScalarType::kQInt32: fn(int32_t{}); return true;
+    default: return false;
+  }
+}
+
+// Reads element `i` of a buffer of T as double / writes a double as T
+// (float->integer conversion truncates, like static_cast).
+template <typename T>
+inline double load_as_double(const void* data, int64_t i) {
+  if constexpr (std::is_same_v<T, Half>) return half_to_float(static_cast<const uint16_t*>(data)[i]);
+  else if constexpr (std::is_same_v<T, BFloat16>) return bfloat16_to_float(static_cast<const uint16_t*>(data)[i]);
+  else return double(static_cast<const T*>(data)[i]);
+}
+template <typename T>
+inline void store_from_double(void* data, int64_t i, double v) {
+  if constexpr (std::is_same_v<T, Half>) static_cast<uint16_t*>(data)[i] = float_to_half(float(v));
+  else if constexpr (std::is_same_v<T, BFloat16>) static_cast<uint16_t*>(data)[i] = float_to_bfloat16(float(v));
+  else if constexpr (std::is_same_v<T, bool>) static_cast<bool*>(data)[i] = v != 0;
+  else static_cast<T*>(data)[i] = static_cast<T>(v);
+}
+
+// ---- Shapes and broadcasting ----------------------------------------------
+
+// The broadcast shape of a and b, or an error naming both shapes.
+Result<std::vector<int64_t>> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a,
+                                             std::span<const int32_t> b);
+
+// Resizes `out` to `sizes`, with a message naming the operator on failure.
+Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes);
+Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes);
+
+// Visits every element of `out` in logical row-major order and calls
+// fn(out_offset, a_offset, b_offset) with element offsets into each buffer;
+// a and b broadcast against out's shape (size-1 or missing dims repeat).
+// Works for any dim order, since offsets come from each tensor's strides.
+template <typename F>
+void for_each_broadcast(const Tensor& out, const Tensor& a, const Tensor& b, F&& fn);
+
+// Same for a single input (unary ops over any dim order).
+template <typename F>
+void for_each_element(const Tensor& out, const Tensor& a, F&& fn);
+
+// Row-major logical index -> element offset in `t` (for gathers).
+int64_t offset_of(const Tensor& t, std::span<const int64_t> index);
+
+}  // namespace etkit::rt::kernels
+
+#include "runner/kernels/kernel_util_inl.h"
