@@ -59,6 +59,7 @@ class LoadedMethod {
   size_t num_inputs() const { return plan_->inputs.size(); }
   size_t num_outputs() const { return plan_->outputs.size(); }
   EValue& input(size_t i) { return values_[size_t(plan_->inputs[i])]; }
+  const EValue& input(size_t i) const { return values_[size_t(plan_->inputs[i])]; }
   const EValue& output(size_t i) const { return values_[size_t(plan_->outputs[i])]; }
   std::span<EValue> values() { return values_; }
   // Bytes of planned memory (the arenas).

@@ -1,0 +1,252 @@
+// et-run: executes a .pte or .bpte on the host with the portable kernels and
+// writes an ETDump (+ debug buffer) that ExecuTorch's tools can read.
+#include <algorithm>
+#include <cinttypes>
+#include <filesystem>
+#include <optional>
+
+#include "libcore/formats/npy/npy.h"
+#include "libcore/support/file.h"
+#include "runner/executor.h"
+#include "runner/inputs.h"
+#include "runner/kernels/elementwise.h"
+#include "runner/program_file.h"
+#include "tools/common/tool_main.h"
+
+using namespace etkit;
+using namespace etkit::rt;
+
+namespace {
+
+struct Options {
+  std::string model;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::vector<std::string> data_files;
+  std::optional<uint64_t> random_seed;
+  size_t testset = 0;
+  bool testset_given = false;
+  bool verify = false;
+  double rtol = 1e-3, atol = 1e-5;  // example_runner's tolerances
+  size_t iterations = 1, warmup = 0;
+  std::string etdump;
+  std::string debug_level = "none";
+  std::string debug_buffer;
+  std::string output_dir;
+  bool print_outputs = false;
+  bool quiet = false;
+};
+
+Error usage(std::string message) { return Error{ErrorKind::kUsage, {}, {}, std::move(message)}; }
+
+std::string format_value(ScalarType dtype, const void* data, int64_t i) {
+  if (dtype == ScalarType::kBool) return static_cast<const bool*>(data)[i] ? "true" : "false";
+  const double v = kernels::load_as<double>(dtype, data, i);
+  char buf[64];
+  if (kernels::is_floating(dtype)) std::snprintf(buf, sizeof buf, "%.9g", v);
+  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+void print_output(size_t i, const EValue& v) {
+  std::printf("output %zu: ", i);
+  switch (v.tag) {
+    case Tag::kTensor: {
+      const Tensor& t = *v.tensor;
+      std::printf("%s%s [", std::string(scalar_type_name(int(t.dtype()))).c_str(), t.shape_string().c_str());
+      const int64_t n = t.numel(), shown = std::min<int64_t>(n, 1000);
+      for (int64_t k = 0; k < shown; ++k) std::printf("%s%s", k ? ", " : "", format_value(t.dtype(), t.data(), k).c_str());
+      std::printf("%s]\n", shown < n ? ", ..." : "");
+      break;
+    }
+    case Tag::kInt: std::printf("Int %" PRId64 "\n", v.i); break;
+    case Tag::kDouble: std::printf("Double %.17g\n", v.d); break;
+    case Tag::kBool: std::printf("Bool %s\n", v.b ? "true" : "false"); break;
+    case Tag::kString: std::printf("String \"%.*s\"\n", int(v.s.size()), v.s.data()); break;
+    default: std::printf("%s\n", std::string(tag_name(v.tag)).c_str()); break;
+  }
+}
+
+Status save_output(const std::filesystem::path& dir, size_t i, const EValue& v) {
+  if (v.tag == Tag::kTensor) {
+    const Tensor& t = *v.tensor;
+    std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+    // .npy is row-major: write the logical order whatever the dim order.
+    std::vector<uint8_t> bytes(t.nbytes());
+    Tensor contiguous(t.dtype(), std::vector<int32_t>(t.sizes().begin(), t.sizes().end()), {}, bytes.data());
+    kernels::for_each_element(contiguous, t, [&](int64_t o, int64_t x) {
+      std::memcpy(bytes.data() + size_t(o) * t.element_size(), static_cast<const uint8_t*>(t.data()) + size_t(x) * t.element_size(),
+                  t.element_size());
+    });
+    ETKIT_ASSIGN_OR_RETURN(auto npy_bytes, npy::write_npy(t.dtype(), shape, ByteSpan(bytes)));
+    return write_file((dir / ("output-" + std::to_string(i) + ".npy")).string(), npy_bytes);
+  }
+  std::string json;
+  switch (v.tag) {
+    case Tag::kInt: json = "{\"Int\": " + std::to_string(v.i) + "}"; break;
+    case Tag::kDouble: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", v.d);
+      json = std::string("{\"Double\": ") + (std::isfinite(v.d) ? buf : "\"" + std::string(buf) + "\"") + "}";
+      break;
+    }
+    case Tag::kBool: json = std::string("{\"Bool\": ") + (v.b ? "true" : "false") + "}"; break;
+    case Tag::kString: json = "{\"String\": \"" + std::string(v.s) + "\"}"; break;
+    default: json = "{\"" + std::string(tag_name(v.tag)) + "\": null}"; break;
+  }
+  json += "\n";
+  return write_file((dir / ("output-" + std::to_string(i) + ".json")).string(),
+                    ByteSpan(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
+}
+
+Result<int> run(const Options& o) {
+  const DebugLevel level = o.debug_level == "outputs"         ? DebugLevel::kProgramOutputs
+                           : o.debug_level == "intermediates" ? DebugLevel::kIntermediateOutputs
+                                                              : DebugLevel::kNone;
+  if (level != DebugLevel::kNone && o.etdump.empty()) return usage("--debug-level needs --etdump");
+  std::string debug_path = o.debug_buffer;
+  if (level != DebugLevel::kNone && debug_path.empty()) {
+    if (o.etdump == "-") return usage("with --etdump -, give --debug-buffer PATH");
+    debug_path = o.etdump + ".debug.bin";
+  }
+  if (o.iterations == 0) return usage("--iterations must be at least 1");
+
+  ETKIT_ASSIGN_OR_RETURN(ProgramFile pf, open_program_file(o.model));
+  if ((o.verify || o.testset_given) && !pf.bundle) return usage("--verify and --testset need a bundled program (.bpte)");
+  FlatTensorData external;
+  for (const auto& path : o.data_files) ETKIT_TRY(external.add(path));
+
+  std::optional<EventTracer> tracer;
+  if (!o.etdump.empty()) tracer.emplace(level);
+  LoadOptions load_options;
+  load_options.external_data = &external;
+  if (tracer) tracer->create_block("Default");
+  const uint64_t load_start = EventTracer::now();
+  auto loaded = load_method(pf.program, o.method, load_options);
+  const uint64_t load_end = EventTracer::now();
+  if (tracer) {
+    tracer->profile("Method::init", kUnsetChain, kUnsetInstruction, load_start, load_end);
+    tracer->profile("Program::load_method", kUnsetChain, kUnsetInstruction, load_start, EventTracer::now());
+  }
+  if (!loaded) return std::move(loaded).error().at_file(pf.file->path());
+  LoadedMethod& method = **loaded;
+
+  // Inputs, prepared once and set again before every execution (planning
+  // may overwrite them).
+  const bundled::TestCase* test_case = nullptr;
+  if (pf.bundle) {
+    const auto* suite = pf.bundle->find_suite(method.name());
+    if (!suite && (o.verify || o.testset_given)) return bad_input("no test suite for method '" + method.name() + "'").at_file(pf.file->path());
+    if (suite) {
+      if (o.testset >= suite->test_cases.size()) {
+        return usage("--testset " + std::to_string(o.testset) + " out of range (" + std::to_string(suite->test_cases.size()) + " test cases)");
+      }
+      test_case = &suite->test_cases[o.testset];
+    }
+  }
+  std::vector<InputData> inputs;
+  if (!o.inputs.empty()) {
+    if (o.inputs.size() != method.num_inputs()) {
+      return usage(std::to_string(o.inputs.size()) + " --input given, method '" + method.name() + "' has " +
+                   std::to_string(method.num_inputs()) + " inputs");
+    }
+    for (size_t i = 0; i < o.inputs.size(); ++i) {
+      ETKIT_ASSIGN_OR_RETURN(auto in, input_from_spec(method, i, o.inputs[i]));
+      inputs.push_back(std::move(in));
+    }
+  } else if (test_case && !o.random_seed) {
+    auto bundled_inputs = inputs_from_bundle(method, *test_case);
+    if (!bundled_inputs) return std::move(bundled_inputs).error().at_file(pf.file->path());
+    inputs = std::move(bundled_inputs).value();
+  } else {
+    for (size_t i = 0; i < method.num_inputs(); ++i) {
+      inputs.push_back(o.random_seed ? input_random(method, i, *o.random_seed) : input_ones(method, i));
+    }
+  }
+
+  auto execute_once = [&](EventTracer* t) -> Status {
+    for (size_t i = 0; i < inputs.size(); ++i) ETKIT_TRY(set_input(method, i, inputs[i]));
+    return execute(method, t);
+  };
+  for (size_t w = 0; w < o.warmup; ++w) ETKIT_TRY(execute_once(nullptr));
+  std::vector<double> times_ms;
+  for (size_t it = 0; it < o.iterations; ++it) {
+    const uint64_t start = EventTracer::now();
+    Status s = execute_once(tracer ? &*tracer : nullptr);
+    if (!s) {
+      // What ran is still worth keeping: write the dump before failing.
+      if (tracer) (void)write_file(o.etdump, tracer->finish());
+      Error e = std::move(s).error();
+      return std::move(e).at_file(pf.file->path());
+    }
+    times_ms.push_back(double(EventTracer::now() - start) / 1e6);
+  }
+
+  if (o.print_outputs) {
+    for (size_t i = 0; i < method.num_outputs(); ++i) print_output(i, method.output(i));
+  }
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.output_dir, ec);
+    if (ec) return io_error(o.output_dir, "cannot create directory: " + ec.message());
+    for (size_t i = 0; i < method.num_outputs(); ++i) ETKIT_TRY(save_output(o.output_dir, i, method.output(i)));
+  }
+  if (tracer) {
+    ETKIT_TRY(write_file(o.etdump, tracer->finish()));
+    if (level != DebugLevel::kNone) ETKIT_TRY(write_file(debug_path, tracer->debug_buffer()));
+  }
+  if (!o.quiet) {
+    std::vector<double> sorted = times_ms;
+    std::sort(sorted.begin(), sorted.end());
+    std::fprintf(stderr, "et-run: %s: method '%s' loaded in %.3f ms; %zu run%s: median %.3f ms (min %.3f, max %.3f)\n",
+                 pf.file->path().c_str(), method.name().c_str(), double(load_end - load_start) / 1e6, sorted.size(),
+                 sorted.size() == 1 ? "" : "s", sorted[sorted.size() / 2], sorted.front(), sorted.back());
+  }
+
+  if (o.verify) {
+    auto checks = verify_outputs(method, *test_case, o.rtol, o.atol);
+    if (!checks) return std::move(checks).error().at_file(pf.file->path());
+    bool all = true;
+    for (const auto& c : *checks) {
+      all = all && c.matched;
+      std::fprintf(stderr, "et-run: verify: output %zu: %s%s%s\n", c.index, c.matched ? "ok" : "MISMATCH",
+                   c.detail.empty() ? "" : ": ", c.detail.c_str());
+    }
+    std::fprintf(stderr, "et-run: verify: test case %zu %s (rtol %g, atol %g)\n", o.testset, all ? "passed" : "FAILED", o.rtol, o.atol);
+    if (!all) return tools::kExitCheckFailed;
+  }
+  return tools::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Runs an ExecuTorch program (.pte) or bundled program (.bpte) on the host with the portable\n"
+               "kernels, and writes an ETDump (and debug buffer) of what happened.",
+               "et-run"};
+  app.add_option("MODEL", o.model, ".pte or .bpte file")->required();
+  app.add_option("--method", o.method, "method to run")->capture_default_str();
+  app.add_option("--input", o.inputs,
+                 "one per method input, in order: a .npy file, a raw little-endian .bin file, or a literal for "
+                 "Int/Double/Bool inputs (default: all ones)");
+  app.add_option("--data", o.data_files, "external constant data (.ptd FlatTensor file); repeatable");
+  auto* random = app.add_option("--random-inputs", o.random_seed, "random inputs from this seed instead of ones");
+  app.get_option("--input")->excludes(random);
+  app.add_option("--testset", o.testset, ".bpte: which bundled test case feeds the inputs (default 0)")
+      ->each([&](const std::string&) { o.testset_given = true; });
+  app.add_flag("--verify", o.verify, ".bpte: compare outputs with the test case's expected outputs (exit 1 on mismatch)");
+  app.add_option("--rtol", o.rtol, "relative tolerance for --verify")->capture_default_str();
+  app.add_option("--atol", o.atol, "absolute tolerance for --verify")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "recorded executions")->capture_default_str();
+  app.add_option("--warmup", o.warmup, "executions before the recorded ones, not traced")->capture_default_str();
+  app.add_option("--etdump", o.etdump, "write an ETDump here (- for standard output)");
+  app.add_option("--debug-level", o.debug_level, "none, outputs (program outputs) or intermediates (every kernel output)")
+      ->check(CLI::IsMember({"none", "outputs", "intermediates"}))
+      ->capture_default_str();
+  app.add_option("--debug-buffer", o.debug_buffer, "where the logged tensors go (default: ETDUMP.debug.bin)");
+  app.add_option("--output-dir", o.output_dir, "write output-0.npy, output-1.npy, ... (non-tensors as output-N.json)");
+  app.add_flag("--print-outputs", o.print_outputs, "print the outputs on standard output");
+  app.add_flag("-q,--quiet", o.quiet, "no timing summary on standard error");
+  return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
+}
