@@ -113,6 +113,15 @@ TEST_CASE("encode rejects what it cannot turn into a valid file", "[json][errors
   REQUIRE_FALSE(invalid.ok());
   CHECK(invalid.error().message.rfind("invalid JSON at line 1, column 15", 0) == 0);
 
+  // Deep nesting is refused before anything recursive touches it.
+  std::string deep = "{\"run_data\": ";
+  for (int i = 0; i < 100000; ++i) deep += '[';
+  for (int i = 0; i < 100000; ++i) deep += ']';
+  deep += '}';
+  auto too_deep = encode_from_json(deep);
+  REQUIRE_FALSE(too_deep.ok());
+  CHECK(too_deep.error().message == "JSON nested deeper than 64 levels");
+
   auto unknown = encode_from_json(R"({"something": 1})");
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().message.find("cannot tell the file kind") != std::string::npos);
