@@ -119,7 +119,7 @@ Result<int> run(const Options& o) {
   std::optional<EventTracer> tracer;
   if (!o.etdump.empty()) tracer.emplace(level);
   LoadOptions load_options;
-  load_options.external_data = &external;
+  if (!o.data_files.empty()) load_options.external_data = &external;
   if (tracer) tracer->create_block("Default");
   const uint64_t load_start = EventTracer::now();
   auto loaded = load_method(pf.program, o.method, load_options);

@@ -1,6 +1,6 @@
 #include "libcore/formats/etdump/etdump_reader.h"
 
-#include "etdump_generated.h"
+#include "libcore/formats/etdump/etdump_flatbuffer.h"
 #include "libcore/formats/flatbuffer_verify.h"
 #include "libcore/formats/scalar_type.h"
 

@@ -6,10 +6,6 @@
 #include "libcore/support/bytes.h"
 #include "libcore/support/result.h"
 
-namespace etdump {
-struct ETDump;
-}
-
 namespace etkit::etdump {
 
 // The size-prefixed region [0, 4 + prefix) after checking the identifier;
@@ -17,8 +13,6 @@ namespace etkit::etdump {
 // bytes beyond it are ignored (as flatc and the Python Inspector do).
 Result<ByteSpan> size_prefixed_region(ByteSpan file);
 
-// size_prefixed_region plus the FlatBuffers verifier; returns the root.
-Result<const ::etdump::ETDump*> verify_etdump(ByteSpan file);
 
 Result<EtDump> read_etdump(ByteSpan file);
 

@@ -9,7 +9,7 @@
 #include "etdump_generated.h"
 #include "libcore/formats/bundled/bundled_reader.h"
 #include "libcore/formats/etdump/debug_buffer.h"
-#include "libcore/formats/etdump/etdump_reader.h"
+#include "libcore/formats/etdump/etdump_flatbuffer.h"
 #include "libcore/formats/flatbuffer_verify.h"
 #include "libcore/formats/json/flatbuffer_json.h"
 #include "libcore/formats/program/program_reader.h"

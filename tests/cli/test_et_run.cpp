@@ -1,0 +1,231 @@
+// et-run as a user runs it: exit codes, inputs, outputs, ETDump on a pipe.
+#include <nlohmann/json.hpp>
+
+#include "libcore/formats/bundled/bundled_writer.h"
+#include "libcore/formats/npy/npy.h"
+#include "libcore/formats/program/program_builder.h"
+#include "libcore/formats/program/program_writer.h"
+#include "tests/support/test_support.h"
+
+using namespace etkit;
+using nlohmann::json;
+
+namespace {
+
+std::string q(const std::filesystem::path& p) {
+  std::string quoted = "'";
+  quoted += p.string();
+  quoted += '\'';
+  return quoted;
+}
+
+// z = x * [2, 3] + x on FLOAT[2]; a second method with a size mismatch.
+std::vector<uint8_t> program_bytes() {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2.0f, 3.0f});
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
+  m.kernel_call("aten::mul", "out", {x, c, y, y});
+  m.kernel_call("aten::add", "out", {y, x, m.add_int(1), z, z});
+  m.set_inputs({x});
+  m.set_outputs({z});
+  auto& bad = b.add_method("broken");
+  const int32_t a = bad.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t d = bad.add_planned_tensor(ScalarType::kFloat, {3});
+  const int32_t o = bad.add_planned_tensor(ScalarType::kFloat, {2});
+  bad.kernel_call("aten::add", "out", {a, d, bad.add_int(1), o, o});
+  bad.set_inputs({a});
+  bad.set_outputs({o});
+  auto& scalar = b.add_method("scaled");
+  const int32_t v = scalar.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t k = scalar.add_double(0.5);
+  const int32_t w = scalar.add_planned_tensor(ScalarType::kFloat, {2});
+  scalar.kernel_call("aten::mul", "Scalar_out", {v, k, w, w});
+  scalar.set_inputs({v, k});
+  scalar.set_outputs({w});
+  return *pte::write_program(b.build());
+}
+
+struct Files {
+  std::filesystem::path dir, pte, good_bpte, bad_bpte;
+};
+
+const Files& files() {
+  static const Files f = [] {
+    Files out;
+    out.dir = test::scratch_dir();
+    out.pte = out.dir / "model.pte";
+    const auto program = program_bytes();
+    test::write_bytes(out.pte, program);
+    // With x = [1, 2]: z = [1*2+1, 2*3+2] = [3, 8].
+    static const std::vector<float> x = {1, 2}, good = {3, 8}, bad = {3, 9};
+    auto bundle = [&](const std::vector<float>& expected) {
+      bundled::BundledProgram b;
+      b.program = ByteSpan(program);
+      auto tensor = [](const std::vector<float>& v) {
+        return bundled::Tensor{6, {2}, ByteSpan(reinterpret_cast<const uint8_t*>(v.data()), 8), {0}};
+      };
+      b.method_test_suites = {{"forward", {bundled::TestCase{{tensor(x)}, {tensor(expected)}}}}};
+      return bundled::write_bundled_program(b);
+    };
+    out.good_bpte = out.dir / "good.bpte";
+    out.bad_bpte = out.dir / "bad.bpte";
+    test::write_bytes(out.good_bpte, bundle(good));
+    test::write_bytes(out.bad_bpte, bundle(bad));
+    return out;
+  }();
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("et-run: default inputs are ones; outputs printed and saved as .npy", "[cli][et-run]") {
+  const auto& f = files();
+  const auto out_dir = test::scratch_dir() / "outputs";
+  auto r = test::run_tool("et-run", q(f.pte) + " --print-outputs -q --output-dir " + q(out_dir));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // x = [1, 1]: z = [1*2+1, 1*3+1] = [3, 4]
+  CHECK(r.out == "output 0: FLOAT[2] [3, 4]\n");
+  CHECK(r.err.empty());
+  const auto npy_bytes = test::read_bytes(out_dir / "output-0.npy");
+  // NumPy v1.0: 10 bytes of magic/version/length plus the dict and '\n',
+  // padded to a multiple of 64: 10 + 59 + 1 = 70 -> 128; then two floats.
+  REQUIRE(npy_bytes.size() == 128 + 8);
+  CHECK(std::string(npy_bytes.begin() + 1, npy_bytes.begin() + 6) == "NUMPY");
+  const std::string header(npy_bytes.begin() + 10, npy_bytes.begin() + 128);
+  CHECK(header.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 0) == 0);
+  float values[2];
+  std::memcpy(values, npy_bytes.data() + 128, 8);
+  CHECK(values[0] == 3.0f);
+  CHECK(values[1] == 4.0f);
+}
+
+TEST_CASE("et-run: inputs from .npy, raw .bin and literals", "[cli][et-run]") {
+  const auto& f = files();
+  const auto dir = test::scratch_dir();
+  const std::vector<float> x = {0.5f, -1.0f};
+  auto npy_bytes = npy::write_npy(ScalarType::kFloat, std::vector<int64_t>{2}, ByteSpan(reinterpret_cast<const uint8_t*>(x.data()), 8));
+  test::write_bytes(dir / "x.npy", *npy_bytes);
+  test::write_bytes(dir / "x.bin", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(x.data()), reinterpret_cast<const uint8_t*>(x.data()) + 8));
+  // [0.5*2+0.5, -1*3-1] = [1.5, -4]
+  for (const auto* name : {"x.npy", "x.bin"}) {
+    auto r = test::run_tool("et-run", q(f.pte) + " -q --print-outputs --input " + q(dir / name));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "output 0: FLOAT[2] [1.5, -4]\n");
+  }
+  // The Double input must be the value the program was exported with.
+  auto ok = test::run_tool("et-run", q(f.pte) + " -q --method scaled --print-outputs --input " + q(dir / "x.npy") + " --input 0.5");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == "output 0: FLOAT[2] [0.25, -0.5]\n");
+  auto other = test::run_tool("et-run", q(f.pte) + " -q --method scaled --input " + q(dir / "x.npy") + " --input 0.7");
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("input[1]: the program was exported for a different value of this scalar input") != std::string::npos);
+  test::write_bytes(dir / "short.bin", std::vector<uint8_t>(4, 0));
+  auto short_input = test::run_tool("et-run", q(f.pte) + " --input " + q(dir / "short.bin"));
+  CHECK(short_input.exit_code == 2);
+  CHECK(short_input.err.find("holds 4 bytes; input 0 (FLOAT[2]) needs 8") != std::string::npos);
+  auto count = test::run_tool("et-run", q(f.pte) + " --input " + q(dir / "x.bin") + " --input " + q(dir / "x.bin"));
+  CHECK(count.exit_code == 2);
+  CHECK(count.err == "et-run: error: 2 --input given, method 'forward' has 1 inputs\n");
+}
+
+TEST_CASE("et-run: bundled verification exits 0 on a match and 1 on a mismatch", "[cli][et-run]") {
+  const auto& f = files();
+  auto good = test::run_tool("et-run", q(f.good_bpte) + " --verify");
+  INFO(good.err);
+  CHECK(good.exit_code == 0);
+  CHECK(good.err.find("et-run: verify: test case 0 passed (rtol 0.001, atol 1e-05)") != std::string::npos);
+  auto bad = test::run_tool("et-run", q(f.bad_bpte) + " --verify");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("et-run: verify: output 0: MISMATCH: element 1: got 8.000000, expected 9.000000") != std::string::npos);
+  // A wide enough tolerance accepts it: |9 - 8| <= 1 + 0.
+  CHECK(test::run_tool("et-run", q(f.bad_bpte) + " --verify --atol 1 --rtol 0").exit_code == 0);
+  auto not_bundled = test::run_tool("et-run", q(f.pte) + " --verify");
+  CHECK(not_bundled.exit_code == 2);
+}
+
+TEST_CASE("et-run: a kernel failure exits 3; bad files exit 2", "[cli][et-run]") {
+  const auto& f = files();
+  auto r = test::run_tool("et-run", q(f.pte) + " --method broken");
+  CHECK(r.exit_code == 3);
+  CHECK(r.err == "et-run: error: " + f.pte.string() +
+                     ": method 'broken'.chains[0].instructions[0]: aten::add.out: shapes [2] and [3] cannot be broadcast\n");
+  auto missing = test::run_tool("et-run", q(f.dir / "nope.pte"));
+  CHECK(missing.exit_code == 2);
+  auto usage = test::run_tool("et-run", q(f.pte) + " --debug-level intermediates");
+  CHECK(usage.exit_code == 2);
+  CHECK(usage.err == "et-run: error: --debug-level needs --etdump\n");
+}
+
+TEST_CASE("et-run: an ETDump on standard output pipes into et-dump-decode", "[cli][et-run]") {
+  const auto& f = files();
+  const auto dir = test::scratch_dir();
+  const std::string cmd = std::string(ETKIT_TOOLS_DIR) + "/et-run " + q(f.pte) + " -q --iterations 3 --warmup 2 --etdump - | " +
+                          ETKIT_TOOLS_DIR + "/et-dump-decode -";
+  auto r = test::run_shell(cmd);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  // Default + 3 recorded executions (warmup is not recorded).
+  REQUIRE(doc["run_data"].size() == 4);
+  CHECK(doc["run_data"][0]["name"] == "Default");
+  CHECK(doc["run_data"][0]["events"][0]["profile_event"]["name"] == "Method::init");
+  CHECK(doc["run_data"][0]["events"][1]["profile_event"]["name"] == "Program::load_method");
+  const auto& exec = doc["run_data"][3]["events"];
+  // mul (native_call + OPERATOR_CALL), add (same), Method::execute.
+  REQUIRE(exec.size() == 5);
+  CHECK(exec[0]["profile_event"]["name"] == "native_call_mul.out");
+  CHECK(exec[1]["profile_event"]["name"] == "OPERATOR_CALL");
+  CHECK(exec[2]["profile_event"]["name"] == "native_call_add.out");
+  CHECK(exec[2]["profile_event"]["instruction_id"] == 1);
+  CHECK(exec[4]["profile_event"]["name"] == "Method::execute");
+  CHECK(exec[4]["profile_event"]["chain_index"] == -1);
+  // OPERATOR_CALL encloses its kernel's event.
+  CHECK(exec[1]["profile_event"]["start_time"] <= exec[0]["profile_event"]["start_time"]);
+  CHECK(exec[1]["profile_event"]["end_time"] >= exec[0]["profile_event"]["end_time"]);
+}
+
+TEST_CASE("et-run: intermediate outputs land in the debug buffer", "[cli][et-run]") {
+  const auto& f = files();
+  const auto dir = test::scratch_dir();
+  auto r = test::run_tool("et-run", q(f.pte) + " -q --etdump " + q(dir / "run.etdp") + " --debug-level intermediates");
+  REQUIRE(r.exit_code == 0);
+  auto decoded = test::run_tool("et-dump-decode", q(dir / "run.etdp") + " --debug-buffer " + q(dir / "run.etdp.debug.bin"));
+  REQUIRE(decoded.exit_code == 0);
+  const json events = json::parse(decoded.out)["run_data"][1]["events"];
+  // y = x*c = [2, 3] (x = ones), logged at offset 0; z = [3, 4] at 64; output z at 128.
+  CHECK(events[0]["debug_event"]["debug_entry"]["tensor"]["offset"] == 0);
+  CHECK(events[0]["debug_event"]["debug_entry"]["tensor"]["values"] == json::array({2.0, 3.0}));
+  CHECK(events[3]["debug_event"]["debug_entry"]["tensor"]["values"] == json::array({3.0, 4.0}));
+  const json& last = events.back()["debug_event"];
+  CHECK(last["chain_index"] == 18446744073709551615ull);
+  CHECK(last["debug_entry"]["output"]["bool_val"] == true);
+  CHECK(last["debug_entry"]["tensor"]["offset"] == 128);
+}
+
+TEST_CASE("et-run on the fixtures: runs, verifies, or names what is missing", "[cli][et-run][fixtures]") {
+  ETKIT_REQUIRE_FIXTURES();
+  auto bundled = test::run_tool("et-run", q(test::fixture("bpte/add_mul_int.bpte")) + " --verify -q --print-outputs");
+  CHECK(bundled.exit_code == 0);
+  CHECK(bundled.out == "output 0: INT[2, 2] [2, 2, 2, 2]\n");  // (3*0 + 2) + 0 per bundled_spec.md §5
+  auto linear = test::run_tool("et-run", q(test::fixture("pte/module_linear_inline_constants.pte")) + " -q --print-outputs");
+  CHECK(linear.out == "output 0: FLOAT[2, 2] [5, 5, 5, 5]\n");  // ones * 3 + 2 from the inline constants
+  auto external = test::run_tool("et-run", q(test::fixture("pte/external_data_model.pte")) + " -q --print-outputs --data " +
+                                               q(test::fixture("ptd/external_data_model.ptd")));
+  CHECK(external.out == "output 0: FLOAT[2, 2] [5, 5, 5, 5]\n");  // keys a = 4x3.0, b = 4x2.0
+  auto no_data = test::run_tool("et-run", q(test::fixture("pte/external_data_model.pte")));
+  CHECK(no_data.exit_code == 2);
+  CHECK(no_data.err.find("lives in external data: pass its .ptd file") != std::string::npos);
+  auto cadence = test::run_tool("et-run", q(test::fixture("pte/conv2d_cadence_quantized.pte")));
+  CHECK(cadence.exit_code == 2);
+  CHECK(cadence.err.find("3 missing operators: cadence::quantize_per_tensor.out, "
+                         "cadence::quantized_conv2d_nchw.per_tensor_out, cadence::dequantize_per_tensor.out") !=
+        std::string::npos);
+  auto xnnpack = test::run_tool("et-run", q(test::fixture("pte/dynamic_xnnpack.pte")));
+  CHECK(xnnpack.exit_code == 2);
+  CHECK(xnnpack.err.find("backend 'XnnpackBackend' is not registered") != std::string::npos);
+}
