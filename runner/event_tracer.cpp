@@ -1,6 +1,41 @@
 #include "runner/event_tracer.h"
 
+#include <chrono>
+#include <thread>
+
+#include "libcore/formats/etdump/etdump_writer.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define ETKIT_HAVE_TSC 1
+#endif
+
 namespace etkit::rt {
+namespace {
+
+uint64_t monotonic_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
+
+uint64_t EventTracer::ticks() {
+#ifdef ETKIT_HAVE_TSC
+  return __rdtsc();
+#else
+  return monotonic_ns();
+#endif
+}
+
+EventTracer::EventTracer(DebugLevel level) : level_(level), start_ticks_(ticks()), start_ns_(monotonic_ns()) {
+  records_.reserve(1 << 14);
+}
+
+void EventTracer::create_block(std::string_view name) {
+  block_names_.emplace_back(name);
+  records_.push_back(Record{Record::kBlock, 0, 0, uint32_t(block_names_.size() - 1), {}, 0, 0});
+}
 
 etdump::Tensor EventTracer::record_tensor(const Tensor& t) {
   etdump::Tensor out;
@@ -47,7 +82,45 @@ void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& va
     default:
       return;  // None, String and lists are not loggable
   }
-  writer_.add_debug_event(event);
+  debug_events_.push_back(std::move(event));
+  records_.push_back(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
+}
+
+std::vector<uint8_t> EventTracer::finish() {
+  // Ticks -> nanoseconds: the ratio of both clocks over the tracer's life,
+  // at least a millisecond of it for a precise ratio.
+  double ns_per_tick = 1.0;
+#ifdef ETKIT_HAVE_TSC
+  uint64_t end_ns = monotonic_ns();
+  if (end_ns - start_ns_ < 1'000'000) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(1'000'000 - (end_ns - start_ns_)));
+    end_ns = monotonic_ns();
+  }
+  const uint64_t end_ticks = ticks();
+  if (end_ticks > start_ticks_) ns_per_tick = double(end_ns - start_ns_) / double(end_ticks - start_ticks_);
+#endif
+  auto to_ns = [&](uint64_t t) {
+#ifdef ETKIT_HAVE_TSC
+    const double delta = (double(t) - double(start_ticks_)) * ns_per_tick;
+    return start_ns_ + static_cast<uint64_t>(delta < 0 ? 0 : delta);
+#else
+    return t;
+#endif
+  };
+  etdump::EtDumpWriter writer;
+  for (const Record& r : records_) {
+    switch (r.kind) {
+      case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
+      case Record::kProfile: writer.add_profile_event(r.name, r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
+      case Record::kDebug: writer.add_debug_event(debug_events_[r.index]); break;
+    }
+  }
+  records_.clear();
+  block_names_.clear();
+  debug_events_.clear();
+  start_ticks_ = ticks();
+  start_ns_ = monotonic_ns();
+  return writer.finish();
 }
 
 }  // namespace etkit::rt

@@ -29,7 +29,7 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
   uint64_t execute_start = 0;
   if (tracer) {
     tracer->create_block("Execute");
-    execute_start = EventTracer::now();
+    execute_start = EventTracer::ticks();
   }
   KernelContext& ctx = *method.context_;
   uint64_t executed = 0;
@@ -45,12 +45,12 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
       const CompiledInstruction& instr = chain[pc];
       const int32_t id = static_cast<int32_t>(pc);
       size_t next = pc + 1;
-      const uint64_t start = tracer ? EventTracer::now() : 0;
+      const uint64_t start = tracer ? EventTracer::ticks() : 0;
       const char* scope = nullptr;
       switch (instr.kind) {
         case CompiledInstruction::Kind::kKernel: {
           scope = "OPERATOR_CALL";
-          const uint64_t kernel_start = tracer ? EventTracer::now() : 0;
+          const uint64_t kernel_start = tracer ? EventTracer::ticks() : 0;
           ctx.begin_call(instr.op_name);
           Status status = instr.kernel->fn(ctx, instr.args);
           // Outputs are logged inside the kernel's scope, even on failure.
@@ -58,10 +58,10 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
             for (const EValue* out : instr.logged_outputs) tracer->log_value(chain_id, id, *out, false);
           }
           if (tracer && !instr.kernel->prim) {
-            tracer->profile(instr.event_name, chain_id, id, kernel_start, EventTracer::now());
+            tracer->profile(instr.event_name, chain_id, id, kernel_start, EventTracer::ticks());
           }
           if (!status) {
-            if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::now());
+            if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::ticks());
             return std::move(status).error().in(at_instruction(method, c, pc));
           }
           break;
@@ -74,7 +74,7 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
             for (const EValue* arg : instr.logged_outputs) tracer->log_value(chain_id, id, *arg, false);
           }
           if (!status) {
-            if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::now());
+            if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::ticks());
             Error e = std::move(status).error();
             e.kind = ErrorKind::kRuntime;
             return std::move(e).in(at_instruction(method, c, pc));
@@ -104,12 +104,12 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
           break;
         }
       }
-      if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::now());
+      if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::ticks());
       pc = next;
     }
   }
   if (tracer) {
-    tracer->profile("Method::execute", kUnsetChain, kUnsetInstruction, execute_start, EventTracer::now());
+    tracer->profile("Method::execute", kUnsetChain, kUnsetInstruction, execute_start, EventTracer::ticks());
     if (tracer->debug_level() >= DebugLevel::kProgramOutputs) {
       for (size_t i = 0; i < method.num_outputs(); ++i) {
         const EValue& out = method.output(i);

@@ -1,6 +1,7 @@
 // et-run: executes a .pte or .bpte on the host with the portable kernels and
 // writes an ETDump (+ debug buffer) that ExecuTorch's tools can read.
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <filesystem>
 #include <optional>
@@ -36,6 +37,11 @@ struct Options {
   bool print_outputs = false;
   bool quiet = false;
 };
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 Error usage(std::string message) { return Error{ErrorKind::kUsage, {}, {}, std::move(message)}; }
 
@@ -121,12 +127,14 @@ Result<int> run(const Options& o) {
   LoadOptions load_options;
   if (!o.data_files.empty()) load_options.external_data = &external;
   if (tracer) tracer->create_block("Default");
-  const uint64_t load_start = EventTracer::now();
+  const auto load_start = Clock::now();
+  const uint64_t load_start_ticks = EventTracer::ticks();
   auto loaded = load_method(pf.program, o.method, load_options);
-  const uint64_t load_end = EventTracer::now();
+  const uint64_t load_end_ticks = EventTracer::ticks();
+  const double load_ms = ms_since(load_start);
   if (tracer) {
-    tracer->profile("Method::init", kUnsetChain, kUnsetInstruction, load_start, load_end);
-    tracer->profile("Program::load_method", kUnsetChain, kUnsetInstruction, load_start, EventTracer::now());
+    tracer->profile("Method::init", kUnsetChain, kUnsetInstruction, load_start_ticks, load_end_ticks);
+    tracer->profile("Program::load_method", kUnsetChain, kUnsetInstruction, load_start_ticks, EventTracer::ticks());
   }
   if (!loaded) return std::move(loaded).error().at_file(pf.file->path());
   LoadedMethod& method = **loaded;
@@ -171,7 +179,7 @@ Result<int> run(const Options& o) {
   for (size_t w = 0; w < o.warmup; ++w) ETKIT_TRY(execute_once(nullptr));
   std::vector<double> times_ms;
   for (size_t it = 0; it < o.iterations; ++it) {
-    const uint64_t start = EventTracer::now();
+    const auto start = Clock::now();
     Status s = execute_once(tracer ? &*tracer : nullptr);
     if (!s) {
       // What ran is still worth keeping: write the dump before failing.
@@ -179,7 +187,7 @@ Result<int> run(const Options& o) {
       Error e = std::move(s).error();
       return std::move(e).at_file(pf.file->path());
     }
-    times_ms.push_back(double(EventTracer::now() - start) / 1e6);
+    times_ms.push_back(ms_since(start));
   }
 
   if (o.print_outputs) {
@@ -199,7 +207,7 @@ Result<int> run(const Options& o) {
     std::vector<double> sorted = times_ms;
     std::sort(sorted.begin(), sorted.end());
     std::fprintf(stderr, "et-run: %s: method '%s' loaded in %.3f ms; %zu run%s: median %.3f ms (min %.3f, max %.3f)\n",
-                 pf.file->path().c_str(), method.name().c_str(), double(load_end - load_start) / 1e6, sorted.size(),
+                 pf.file->path().c_str(), method.name().c_str(), load_ms, sorted.size(),
                  sorted.size() == 1 ? "" : "s", sorted[sorted.size() / 2], sorted.front(), sorted.back());
   }
 
