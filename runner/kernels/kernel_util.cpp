@@ -117,10 +117,10 @@ bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
-Result<std::vector<int64_t>> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a,
-                                             std::span<const int32_t> b) {
+Result<Shape> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a, std::span<const int32_t> b) {
   const size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
+  if (rank > kMaxRank) return ctx.fail("rank " + std::to_string(rank) + " exceeds 16");
+  Shape out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];

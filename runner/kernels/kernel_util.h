@@ -162,9 +162,28 @@ inline void store_from_double(void* data, int64_t i, double v) {
 
 // ---- Shapes and broadcasting ----------------------------------------------
 
+// A shape of at most kMaxRank dimensions that lives on the stack, so that
+// kernels allocate nothing while executing.
+class Shape {
+ public:
+  Shape() = default;
+  explicit Shape(size_t rank) : rank_(rank) {}
+  size_t size() const { return rank_; }
+  int64_t& operator[](size_t i) { return dims_[i]; }
+  int64_t operator[](size_t i) const { return dims_[i]; }
+  // A contiguous range: converts to std::span<const int64_t>.
+  const int64_t* data() const { return dims_; }
+  const int64_t* begin() const { return dims_; }
+  const int64_t* end() const { return dims_ + rank_; }
+  void push_back(int64_t d) { dims_[rank_++] = d; }
+
+ private:
+  int64_t dims_[kMaxRank] = {};
+  size_t rank_ = 0;
+};
+
 // The broadcast shape of a and b, or an error naming both shapes.
-Result<std::vector<int64_t>> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a,
-                                             std::span<const int32_t> b);
+Result<Shape> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a, std::span<const int32_t> b);
 
 // Resizes `out` to `sizes`, with a message naming the operator on failure.
 Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes);
