@@ -113,42 +113,115 @@ pte::Program mlp() {
   return b.build();
 }
 
-std::vector<float> mlp_reference(const std::vector<float>& input) {
-  auto dense = [](const std::vector<float>& x, int in, int out, uint32_t seed) {
-    const auto w = weights(size_t(in) * size_t(out), seed, 1.0f / std::sqrt(float(in)));
-    const auto bias = weights(size_t(out), seed + 100, 0.1f);
-    std::vector<float> y(static_cast<size_t>(out));
-    for (int o = 0; o < out; ++o) {
-      double acc = bias[size_t(o)];
-      for (int i = 0; i < in; ++i) acc += double(w[size_t(o * in + i)]) * double(x[size_t(i)]);
-      y[size_t(o)] = float(acc);
+namespace {
+
+// y[co][i][j] = b[co] + sum_ci,ki,kj w[co][ci][ki][kj] * x[ci][i+ki][j+kj]
+std::vector<float> reference_conv(const std::vector<float>& x, int cin, int hw, int cout, int k, uint32_t seed) {
+  const auto w = weights(size_t(cout * cin * k * k), seed, 1.0f / std::sqrt(float(cin * k * k)));
+  const auto b = weights(size_t(cout), seed + 100, 0.1f);
+  const int out_hw = hw - k + 1;
+  std::vector<float> y(size_t(cout * out_hw * out_hw));
+  for (int co = 0; co < cout; ++co) {
+    for (int i = 0; i < out_hw; ++i) {
+      for (int j = 0; j < out_hw; ++j) {
+        double acc = b[size_t(co)];
+        for (int ci = 0; ci < cin; ++ci) {
+          for (int ki = 0; ki < k; ++ki) {
+            for (int kj = 0; kj < k; ++kj) {
+              acc += double(w[size_t(((co * cin + ci) * k + ki) * k + kj)]) *
+                     double(x[size_t((ci * hw + i + ki) * hw + j + kj)]);
+            }
+          }
+        }
+        y[size_t((co * out_hw + i) * out_hw + j)] = float(acc);
+      }
     }
-    return y;
-  };
-  auto h = dense(input, kMlpIn, kMlpHidden, 11);
-  for (float& v : h) v = v > 0 ? v : 0;
-  return dense(h, kMlpHidden, kMlpOut, 12);
+  }
+  return y;
 }
 
-std::vector<uint8_t> bundled_mlp(const std::vector<uint8_t>& program_bytes, int cases) {
+std::vector<float> reference_relu(std::vector<float> x) {
+  for (float& v : x) v = v > 0 ? v : 0;
+  return x;
+}
+
+std::vector<float> reference_maxpool2(const std::vector<float>& x, int c, int hw) {
+  const int out_hw = hw / 2;
+  std::vector<float> y(size_t(c * out_hw * out_hw));
+  for (int ch = 0; ch < c; ++ch) {
+    for (int i = 0; i < out_hw; ++i) {
+      for (int j = 0; j < out_hw; ++j) {
+        float m = x[size_t((ch * hw + 2 * i) * hw + 2 * j)];
+        for (int di = 0; di < 2; ++di) {
+          for (int dj = 0; dj < 2; ++dj) m = std::max(m, x[size_t((ch * hw + 2 * i + di) * hw + 2 * j + dj)]);
+        }
+        y[size_t((ch * out_hw + i) * out_hw + j)] = m;
+      }
+    }
+  }
+  return y;
+}
+
+std::vector<float> reference_dense(const std::vector<float>& x, int in, int out, uint32_t seed) {
+  const auto w = weights(size_t(in) * size_t(out), seed, 1.0f / std::sqrt(float(in)));
+  const auto bias = weights(size_t(out), seed + 100, 0.1f);
+  std::vector<float> y(static_cast<size_t>(out));
+  for (int o = 0; o < out; ++o) {
+    double acc = bias[size_t(o)];
+    for (int i = 0; i < in; ++i) acc += double(w[size_t(o * in + i)]) * double(x[size_t(i)]);
+    y[size_t(o)] = float(acc);
+  }
+  return y;
+}
+
+std::vector<uint8_t> bundle_float_model(const std::vector<uint8_t>& program_bytes, int cases, int in_numel,
+                                        std::vector<int32_t> in_sizes, std::vector<int32_t> out_sizes,
+                                        std::vector<float> (*reference)(const std::vector<float>&)) {
   bundled::BundledProgram bundle;
   bundle.program = ByteSpan(program_bytes);
   bundled::MethodTestSuite suite;
   suite.method_name = "forward";
   std::vector<std::vector<float>> storage;  // keeps tensor bytes alive until written
   storage.reserve(size_t(cases) * 2);
+  auto dim_order = [](size_t rank) {
+    std::vector<uint8_t> order(rank);
+    for (size_t i = 0; i < rank; ++i) order[i] = uint8_t(i);
+    return order;
+  };
   for (int c = 0; c < cases; ++c) {
-    storage.push_back(weights(kMlpIn, uint32_t(1000 + c), 1.0f));
-    storage.push_back(mlp_reference(storage.back()));
-    auto tensor = [](const std::vector<float>& v, int n) {
-      return bundled::Tensor{static_cast<int8_t>(ScalarType::kFloat), {1, n},
-                             ByteSpan(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4), {0, 1}};
+    storage.push_back(weights(size_t(in_numel), uint32_t(1000 + c), 1.0f));
+    storage.push_back(reference(storage.back()));
+    auto tensor = [&](const std::vector<float>& v, const std::vector<int32_t>& sizes) {
+      return bundled::Tensor{static_cast<int8_t>(ScalarType::kFloat), sizes,
+                             ByteSpan(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4), dim_order(sizes.size())};
     };
-    suite.test_cases.push_back(bundled::TestCase{{tensor(storage[storage.size() - 2], kMlpIn)},
-                                                 {tensor(storage.back(), kMlpOut)}});
+    suite.test_cases.push_back(bundled::TestCase{{tensor(storage[storage.size() - 2], in_sizes)},
+                                                 {tensor(storage.back(), out_sizes)}});
   }
   bundle.method_test_suites.push_back(std::move(suite));
   return bundled::write_bundled_program(bundle);
+}
+
+}  // namespace
+
+std::vector<float> mlp_reference(const std::vector<float>& input) {
+  return reference_dense(reference_relu(reference_dense(input, kMlpIn, kMlpHidden, 11)), kMlpHidden, kMlpOut, 12);
+}
+
+std::vector<float> lenet_reference(const std::vector<float>& input) {
+  auto h = reference_maxpool2(reference_relu(reference_conv(input, 1, 32, 6, 5, 1)), 6, 28);
+  h = reference_maxpool2(reference_relu(reference_conv(h, 6, 14, 16, 5, 2)), 16, 10);
+  h = reference_relu(reference_dense(h, 400, 120, 3));
+  h = reference_relu(reference_dense(h, 120, 84, 4));
+  return reference_dense(h, 84, 10, 5);
+}
+
+std::vector<uint8_t> bundled_lenet(const std::vector<uint8_t>& program_bytes, int cases) {
+  return bundle_float_model(program_bytes, cases, 32 * 32, {1, 1, 32, 32}, {1, 10}, lenet_reference);
+}
+
+std::vector<uint8_t> bundled_mlp(const std::vector<uint8_t>& program_bytes, int cases) {
+  return bundle_float_model(program_bytes, cases, kMlpIn, {1, kMlpIn}, {1, kMlpOut}, mlp_reference);
 }
 
 const std::vector<std::string>& lenet_kernel_names() {

@@ -20,6 +20,14 @@ std::vector<float> weights(size_t count, uint32_t seed, float scale);
 // maxpool2 view [1,400] then three addmm layers (400->120->84->10).
 pte::Program lenet();
 
+// LeNet's forward pass computed directly with plain loops (double
+// accumulation), independent of the runtime's kernels: the reference for the
+// bundled LeNet's expected outputs.
+std::vector<float> lenet_reference(const std::vector<float>& input);
+// LeNet bundled with `cases` test cases (inputs from weights(), expected
+// outputs from lenet_reference).
+std::vector<uint8_t> bundled_lenet(const std::vector<uint8_t>& program_bytes, int cases);
+
 // x[1,8] -> addmm(8->16) relu addmm(16->4) -> y[1,4].
 inline constexpr int kMlpIn = 8, kMlpHidden = 16, kMlpOut = 4;
 pte::Program mlp();

@@ -1,5 +1,6 @@
 // etkit-make-demo DIR: writes the project's demo artifacts with its own
-// writers: lenet.pte, mlp.pte, mlp.bpte (2 test cases), and demo.etdp with
+// writers: lenet.pte and lenet.bpte, mlp.pte and mlp.bpte (2 test cases each,
+// expected outputs from plain-loop reference code), and demo.etdp with
 // demo_debug.bin (3 executions of the LeNet kernels, program outputs logged).
 #include <filesystem>
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
 
     ETKIT_ASSIGN_OR_RETURN(auto lenet, pte::write_program(demo::lenet()));
     ETKIT_TRY(write_file((out / "lenet.pte").string(), lenet));
+    ETKIT_TRY(write_file((out / "lenet.bpte").string(), demo::bundled_lenet(lenet, 2)));
     ETKIT_ASSIGN_OR_RETURN(auto mlp, pte::write_program(demo::mlp()));
     ETKIT_TRY(write_file((out / "mlp.pte").string(), mlp));
     ETKIT_TRY(write_file((out / "mlp.bpte").string(), demo::bundled_mlp(mlp, 2)));
