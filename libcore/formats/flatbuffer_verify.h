@@ -19,7 +19,23 @@ Status verify_flatbuffer(ByteSpan buffer, std::string_view what, VerifyFn&& veri
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <cstring>
+#include <vector>
+
 namespace etkit {
+
+// The elements of a verified vector, copied with memcpy: FlatBuffers 2.0.8's
+// verifier checks only the 4-byte alignment of a vector's length, so in a
+// corrupted file an 8-byte element may sit misaligned; a typed load would be
+// undefined behaviour. (FlatBuffers data is little-endian, as our hosts.)
+template <typename T>
+std::vector<T> copy_vector(const flatbuffers::Vector<T>* v) {
+  std::vector<T> out;
+  if (v == nullptr) return out;
+  out.resize(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
 
 template <typename VerifyFn>
 Status verify_flatbuffer(ByteSpan buffer, std::string_view what, VerifyFn&& verify) {

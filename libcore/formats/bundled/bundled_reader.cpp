@@ -19,8 +19,8 @@ Result<Tensor> convert_tensor(const fb::Tensor& t) {
   auto elem = element_size(out.scalar_type);
   if (!elem) return bad_input("unknown scalar_type " + std::to_string(out.scalar_type));
   if (!t.sizes()) return bad_input("tensor without sizes");
-  out.sizes.assign(t.sizes()->begin(), t.sizes()->end());
-  if (t.dim_order()) out.dim_order.assign(t.dim_order()->begin(), t.dim_order()->end());
+  out.sizes = copy_vector(t.sizes());
+  out.dim_order = copy_vector(t.dim_order());
   if (out.dim_order.size() != out.sizes.size()) {
     return bad_input("dim_order has " + std::to_string(out.dim_order.size()) + " entries for " +
                      std::to_string(out.sizes.size()) + " dimensions");
@@ -31,10 +31,12 @@ Result<Tensor> convert_tensor(const fb::Tensor& t) {
     seen[d] = true;
   }
   uint64_t nbytes = *elem;
+  constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
   for (int32_t s : out.sizes) {
     if (s < 0) return bad_input("negative size " + std::to_string(s));
-    nbytes *= uint64_t(s);  // at most 16 dims of < 2^31: checked against the data size below
-    if (nbytes > (uint64_t(1) << 40)) return bad_input("tensor sizes describe more than 2^40 bytes");
+    // Checked before multiplying, so the product can never wrap.
+    if (s != 0 && nbytes > kMaxBytes / uint64_t(s)) return bad_input("tensor sizes describe more than 2^40 bytes");
+    nbytes *= uint64_t(s);
   }
   const size_t have = t.data() ? t.data()->size() : 0;
   if (have != nbytes) {

@@ -19,8 +19,7 @@ std::optional<std::string> opt_string(const flatbuffers::String* s) {
 Result<Tensor> convert_tensor(const fb::Tensor& t) {
   if (!t.sizes()) return bad_input("tensor without sizes");
   if (!t.strides()) return bad_input("tensor without strides");
-  return Tensor{static_cast<int8_t>(t.scalar_type()), std::vector<int64_t>(t.sizes()->begin(), t.sizes()->end()),
-                std::vector<int64_t>(t.strides()->begin(), t.strides()->end()), t.offset()};
+  return Tensor{static_cast<int8_t>(t.scalar_type()), copy_vector(t.sizes()), copy_vector(t.strides()), t.offset()};
 }
 
 Result<Value> convert_value(const fb::Value& v) {

@@ -1,6 +1,7 @@
 #include "libcore/formats/json/flatbuffer_json.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace etkit::json {
 
@@ -111,7 +112,8 @@ void JsonEmitter::scalar(const flatbuffers::Table& t, const CompiledField& f) {
 template <typename T>
 void JsonEmitter::scalar_elements(const uint8_t* data, uint32_t n, int enum_index) {
   for (uint32_t i = 0; i < n; ++i) {
-    const T v = flatbuffers::ReadScalar<T>(data + i * sizeof(T));
+    T v;  // memcpy: elements of a corrupted file may be misaligned
+    std::memcpy(&v, data + i * sizeof(T), sizeof(T));
     if constexpr (std::is_same_v<T, bool>) {
       w_.boolean(v);
     } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, uint64_t>) {

@@ -56,8 +56,8 @@ const CompiledSchema& compiled_schema(FileKind kind) {
 etdump::Tensor to_tensor(const ::etdump::Tensor& t) {
   etdump::Tensor out;
   out.scalar_type = static_cast<int8_t>(t.scalar_type());
-  if (t.sizes()) out.sizes.assign(t.sizes()->begin(), t.sizes()->end());
-  if (t.strides()) out.strides.assign(t.strides()->begin(), t.strides()->end());
+  out.sizes = copy_vector(t.sizes());
+  out.strides = copy_vector(t.strides());
   out.offset = t.offset();
   return out;
 }

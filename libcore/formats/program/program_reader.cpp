@@ -25,7 +25,7 @@ std::string str(const flatbuffers::String* s) { return s ? s->str() : std::strin
 
 template <typename T>
 std::vector<T> vec(const flatbuffers::Vector<T>* v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
+  return copy_vector(v);
 }
 
 Result<Tensor> convert_tensor(const fb::Tensor& t) {

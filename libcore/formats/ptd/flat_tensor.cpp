@@ -58,8 +58,8 @@ Result<FlatTensorFile> read_flat_tensor(ByteSpan file, std::shared_ptr<const voi
     t.bytes = file.subspan(base + seg->offset(), seg->size());
     if (const auto* layout = nd->tensor_layout()) {
       t.scalar_type = static_cast<int8_t>(layout->scalar_type());
-      if (layout->sizes()) t.sizes.assign(layout->sizes()->begin(), layout->sizes()->end());
-      if (layout->dim_order()) t.dim_order.assign(layout->dim_order()->begin(), layout->dim_order()->end());
+      t.sizes = copy_vector(layout->sizes());
+      t.dim_order = copy_vector(layout->dim_order());
     }
     out.tensors.push_back(std::move(t));
   }

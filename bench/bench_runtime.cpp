@@ -1,0 +1,169 @@
+// Runtime benchmarks (Google Benchmark): framework overhead per instruction
+// with tracing off and on, and kernel throughput (GFLOP/s) of a 512^3
+// matrix multiply and of the demo LeNet's convolutions. Programs are built
+// and loaded outside the timed loops.
+#include <benchmark/benchmark.h>
+
+#include "examples/demo_models.h"
+#include "libcore/formats/program/program_builder.h"
+#include "libcore/formats/program/program_reader.h"
+#include "libcore/formats/program/program_writer.h"
+#include "runner/executor.h"
+
+using namespace etkit;
+using namespace etkit::rt;
+
+namespace {
+
+constexpr int kInstructions = 1000;
+
+struct Loaded {
+  std::vector<uint8_t> bytes;
+  pte::Program program;
+  std::unique_ptr<LoadedMethod> method;
+};
+
+std::unique_ptr<Loaded> load(pte::Program built, const KernelRegistry& kernels) {
+  auto out = std::make_unique<Loaded>();
+  out->bytes = std::move(pte::write_program(built)).value();
+  out->program = std::move(pte::read_program(ByteSpan(out->bytes), nullptr)).value();
+  LoadOptions options;
+  options.kernels = &kernels;
+  auto method = load_method(out->program, "forward", options);
+  if (!method) throw std::runtime_error(method.error().describe());
+  out->method = std::move(method).value();
+  return out;
+}
+
+const KernelRegistry& registry_with_noop() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    (void)register_portable_kernels(r);
+    KernelInfo noop;
+    noop.name = "bench::noop.out";
+    noop.num_args = 2;
+    noop.out_args = {1};
+    noop.fn = [](KernelContext&, std::span<EValue* const>) -> Status { return {}; };
+    (void)r.add(noop);
+    return r;
+  }();
+  return registry;
+}
+
+// 1000 kernel calls: the no-op kernel isolates the framework; aten::add.out
+// on FLOAT[1] is the smallest real kernel.
+std::unique_ptr<Loaded> tiny_program(bool real_kernel) {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1});
+  const int32_t one = m.add_int(1);
+  for (int i = 0; i < kInstructions; ++i) {
+    if (real_kernel) m.kernel_call("aten::add", "out", {x, x, one, x, x});
+    else m.kernel_call("bench::noop", "out", {x, x});
+  }
+  m.set_inputs({x});
+  m.set_outputs({x});
+  return load(b.build(), registry_with_noop());
+}
+
+void run_tiny(benchmark::State& state, bool real_kernel) {
+  auto loaded = tiny_program(real_kernel);
+  const bool traced = state.range(0) != 0;
+  auto tracer = std::make_unique<EventTracer>();
+  int64_t executions = 0;
+  for (auto _ : state) {
+    Status s = execute(*loaded->method, traced ? tracer.get() : nullptr);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+    // Keep the recorded events bounded; building the ETDump is not timed.
+    if (traced && ++executions % 256 == 0) {
+      state.PauseTiming();
+      (void)tracer->finish();
+      state.ResumeTiming();
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kInstructions);
+  state.counters["ns_per_instruction"] =
+      benchmark::Counter(double(state.iterations()) * kInstructions, benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
+                         benchmark::Counter::kIs1000);
+}
+
+void BM_FrameworkOverhead(benchmark::State& state) { run_tiny(state, false); }
+void BM_TinyAddKernels(benchmark::State& state) { run_tiny(state, true); }
+BENCHMARK(BM_FrameworkOverhead)->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(BM_TinyAddKernels)->ArgName("traced")->Arg(0)->Arg(1);
+
+void set_gflops(benchmark::State& state, double flops_per_iteration) {
+  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iteration * double(state.iterations()) / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+// out[512,512] = a[512,512] @ b[512,512] with aten::mm.out.
+void BM_Matmul512(benchmark::State& state) {
+  constexpr int n = 512;
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t a = m.add_planned_tensor(ScalarType::kFloat, {n, n});
+  const int32_t w = m.add_constant_tensor({n, n}, demo::weights(size_t(n) * n, 7, 0.05f));
+  const int32_t out = m.add_planned_tensor(ScalarType::kFloat, {n, n});
+  m.kernel_call("aten::mm", "out", {a, w, out, out});
+  m.set_inputs({a});
+  m.set_outputs({out});
+  std::unique_ptr<Loaded> loaded;
+  try {
+    loaded = load(b.build(), portable_kernel_registry());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const auto x = demo::weights(size_t(n) * n, 3, 1.0f);
+  (void)loaded->method->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{n, n},
+                                         ByteSpan(reinterpret_cast<const uint8_t*>(x.data()), x.size() * 4));
+  for (auto _ : state) {
+    Status s = execute(*loaded->method);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  set_gflops(state, 2.0 * n * n * n);
+}
+BENCHMARK(BM_Matmul512)->Unit(benchmark::kMillisecond);
+
+// The demo LeNet's two convolutions (1->6 and 6->16 channels, 5x5), run as
+// one program of two convolution.out calls on the LeNet shapes.
+void BM_LeNetConvolutions(benchmark::State& state) {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1, 1, 32, 32});
+  const int32_t w1 = m.add_constant_tensor({6, 1, 5, 5}, demo::weights(150, 1, 0.2f));
+  const int32_t b1 = m.add_constant_tensor({6}, demo::weights(6, 101, 0.1f));
+  const int32_t h = m.add_planned_tensor(ScalarType::kFloat, {1, 6, 28, 28});
+  const int32_t p = m.add_planned_tensor(ScalarType::kFloat, {1, 6, 14, 14});
+  const int32_t w2 = m.add_constant_tensor({16, 6, 5, 5}, demo::weights(2400, 2, 0.08f));
+  const int32_t b2 = m.add_constant_tensor({16}, demo::weights(16, 102, 0.1f));
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {1, 16, 10, 10});
+  auto conv = [&](int32_t in, int32_t w, int32_t bias, int32_t out) {
+    m.kernel_call("aten::convolution", "out",
+                  {in, w, bias, m.add_int_list({1, 1}), m.add_int_list({0, 0}), m.add_int_list({1, 1}), m.add_bool(false),
+                   m.add_int_list({0, 0}), m.add_int(1), out, out});
+  };
+  conv(x, w1, b1, h);
+  conv(p, w2, b2, y);  // p: a 14x14 input like LeNet's second convolution sees
+  m.set_inputs({x});
+  m.set_outputs({y});
+  std::unique_ptr<Loaded> loaded;
+  try {
+    loaded = load(b.build(), portable_kernel_registry());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) {
+    Status s = execute(*loaded->method);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  // 2 * out elements * (cin * k * k) multiply-adds per convolution.
+  set_gflops(state, 2.0 * (6 * 28 * 28 * 1 * 25) + 2.0 * (16 * 10 * 10 * 6 * 25));
+}
+BENCHMARK(BM_LeNetConvolutions)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
