@@ -76,7 +76,7 @@ TEST_CASE("reads standard input for -", "[cli]") {
   CHECK(from_stdin.out == from_file.out);
 }
 
-TEST_CASE("--jsonl prints one event per line with its block", "[cli]") {
+TEST_CASE("jsonl mode prints one event per line with its block", "[cli]") {
   const auto& f = demo_files();
   auto r = test::run_tool("et-dump-decode", "--jsonl --debug-buffer " + q(f.debug) + " --max-values 1 " + q(f.etdp));
   REQUIRE(r.exit_code == 0);
@@ -90,7 +90,7 @@ TEST_CASE("--jsonl prints one event per line with its block", "[cli]") {
   CHECK(last["debug_event"]["debug_entry"]["tensor"]["values_omitted"] == 9);
 }
 
-TEST_CASE("--encode writes the binary back; the JSON round trip is lossless", "[cli]") {
+TEST_CASE("encode writes the binary back and the JSON round trip is lossless", "[cli]") {
   const auto& f = demo_files();
   const auto dir = test::scratch_dir();
   for (const auto& path : {f.pte, f.bpte, f.etdp}) {

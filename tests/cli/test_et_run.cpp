@@ -81,7 +81,7 @@ const Files& files() {
 
 }  // namespace
 
-TEST_CASE("et-run: default inputs are ones; outputs printed and saved as .npy", "[cli][et-run]") {
+TEST_CASE("et-run: default inputs are ones and outputs are printed and saved as .npy", "[cli][et-run]") {
   const auto& f = files();
   const auto out_dir = test::scratch_dir() / "outputs";
   auto r = test::run_tool("et-run", q(f.pte) + " --print-outputs -q --output-dir " + q(out_dir));
@@ -148,7 +148,7 @@ TEST_CASE("et-run: bundled verification exits 0 on a match and 1 on a mismatch",
   CHECK(not_bundled.exit_code == 2);
 }
 
-TEST_CASE("et-run: a kernel failure exits 3; bad files exit 2", "[cli][et-run]") {
+TEST_CASE("et-run: a kernel failure exits 3 and bad files exit 2", "[cli][et-run]") {
   const auto& f = files();
   auto r = test::run_tool("et-run", q(f.pte) + " --method broken");
   CHECK(r.exit_code == 3);

@@ -247,7 +247,7 @@ class DoublingBackend : public Backend {
 
 }  // namespace
 
-TEST_CASE("delegates: a missing backend is named; a registered one runs and is traced", "[runner]") {
+TEST_CASE("delegates: a missing backend is named and a registered one runs and is traced", "[runner]") {
   pte::ProgramBuilder b;
   auto& m = b.add_method("forward");
   const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
