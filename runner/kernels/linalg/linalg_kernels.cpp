@@ -1,7 +1,14 @@
 #include "runner/kernels/kernel_groups.h"
+#include "runner/kernels/linalg/linalg_ops.h"
 
 namespace etkit::rt::kernels {
 
-std::vector<KernelInfo> linalg_kernels() { return {}; }
+std::vector<KernelInfo> linalg_kernels() {
+  std::vector<KernelInfo> table;
+  add_matmul_kernels(table);
+  add_convolution_kernels(table);
+  add_pooling_kernels(table);
+  return table;
+}
 
 }  // namespace etkit::rt::kernels

@@ -1,0 +1,14 @@
+// The linalg group's operator families, each adding its kernels to the table.
+#pragma once
+
+#include <vector>
+
+#include "runner/kernel_registry.h"
+
+namespace etkit::rt::kernels {
+
+void add_matmul_kernels(std::vector<KernelInfo>& table);
+void add_convolution_kernels(std::vector<KernelInfo>& table);
+void add_pooling_kernels(std::vector<KernelInfo>& table);
+
+}  // namespace etkit::rt::kernels
