@@ -21,7 +21,11 @@ class KernelHarness {
   size_t tensor(ScalarType dtype, std::vector<int32_t> sizes, const std::vector<T>& data,
                 std::vector<uint8_t> dim_order = {}) {
     auto& bytes = storage_.emplace_back(data.size() * sizeof(T) + 1);
-    if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size() * sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> is packed: copy one by one
+      for (size_t i = 0; i < data.size(); ++i) bytes[i] = data[i] ? 1 : 0;
+    } else if (!data.empty()) {
+      std::memcpy(bytes.data(), data.data(), data.size() * sizeof(T));
+    }
     auto& t = tensors_.emplace_back(dtype, std::move(sizes), std::move(dim_order), bytes.data());
     REQUIRE(size_t(t.numel()) == data.size());
     return push_tensor(t);

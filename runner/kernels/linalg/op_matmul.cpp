@@ -34,16 +34,10 @@ void matmul_loop(const Tensor& a, const Tensor& w, Tensor& out, int64_t batch, i
 }
 
 Status matmul(KernelContext& ctx, const Tensor& a, const Tensor& w, Tensor& out, double alpha, double beta, bool batched) {
-  const size_t rank = batched ? 3 : 2;
-  if (a.dim() != rank || w.dim() != rank) {
-    return ctx.fail("expected rank-" + std::to_string(rank) + " operands, got " + a.shape_string() + " and " + w.shape_string());
-  }
+  // Shapes were checked by check_operands.
   const size_t base = batched ? 1 : 0;
   const int64_t batch = batched ? a.size(0) : 1;
   const int64_t m = a.size(base), k = a.size(base + 1), n = w.size(base + 1);
-  if (w.size(base) != k || (batched && w.size(0) != batch)) {
-    return ctx.fail("cannot multiply " + a.shape_string() + " by " + w.shape_string());
-  }
   if (a.dtype() != w.dtype() || a.dtype() != out.dtype()) {
     return ctx.fail("operands and out must have one dtype, got " + std::string(scalar_type_name(int(a.dtype()))) + ", " +
                     std::string(scalar_type_name(int(w.dtype()))) + " and " + std::string(scalar_type_name(int(out.dtype()))));
@@ -64,11 +58,26 @@ Status matmul(KernelContext& ctx, const Tensor& a, const Tensor& w, Tensor& out,
   return {};
 }
 
+// The operands' shapes, checked before out is resized so that the message
+// names the real problem.
+Status check_operands(KernelContext& ctx, const Tensor& a, const Tensor& w, bool batched) {
+  const size_t rank = batched ? 3 : 2;
+  if (a.dim() != rank || w.dim() != rank) {
+    return ctx.fail("expected rank-" + std::to_string(rank) + " operands, got " + a.shape_string() + " and " + w.shape_string());
+  }
+  const size_t base = batched ? 1 : 0;
+  if (w.size(base) != a.size(base + 1) || (batched && w.size(0) != a.size(0))) {
+    return ctx.fail("cannot multiply " + a.shape_string() + " by " + w.shape_string());
+  }
+  return {};
+}
+
 Status mm_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * w, tensor_arg(ctx, *args[1], "mat2"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  if (a->dim() == 2 && w->dim() == 2) {
+  ETKIT_TRY(check_operands(ctx, *a, *w, false));
+  {
     const int64_t shape[2] = {a->size(0), w->size(1)};
     ETKIT_TRY(resize_out(ctx, *out, shape));
   }
@@ -79,7 +88,8 @@ Status bmm_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * w, tensor_arg(ctx, *args[1], "mat2"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  if (a->dim() == 3 && w->dim() == 3) {
+  ETKIT_TRY(check_operands(ctx, *a, *w, true));
+  {
     const int64_t shape[3] = {a->size(0), a->size(1), w->size(2)};
     ETKIT_TRY(resize_out(ctx, *out, shape));
   }
@@ -94,7 +104,7 @@ Status addmm_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(const EValue* beta, scalar_arg(ctx, *args[3], "beta"));
   ETKIT_ASSIGN_OR_RETURN(const EValue* alpha, scalar_arg(ctx, *args[4], "alpha"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[5], "out"));
-  if (a->dim() != 2 || w->dim() != 2) return ctx.fail("mat1 and mat2 must be matrices, got " + a->shape_string() + " and " + w->shape_string());
+  ETKIT_TRY(check_operands(ctx, *a, *w, false));
   const int64_t shape[2] = {a->size(0), w->size(1)};
   ETKIT_TRY(resize_out(ctx, *out, shape));
   // out <- self broadcast to [m, n], then out = beta * out + alpha * mat1 @ mat2.
