@@ -39,7 +39,7 @@ std::shared_ptr<const InputFile> InputFile::from_bytes(ByteSpan bytes, std::stri
   return file;
 }
 
-Result<std::shared_ptr<const InputFile>> InputFile::open(const std::string& path) {
+Result<std::shared_ptr<const InputFile>> InputFile::open(const std::string& path, Access access) {
   if (path == "-") {
     std::vector<uint8_t> buffer;
     uint8_t chunk[1 << 16];
@@ -67,8 +67,7 @@ Result<std::shared_ptr<const InputFile>> InputFile::open(const std::string& path
       ::close(fd);
       return io_error(path, "cannot map: " + errno_text());
     }
-    // Decoding walks the file front to back.
-    madvise(map, file->size_, MADV_SEQUENTIAL);
+    if (access == Access::kSequential) madvise(map, file->size_, MADV_SEQUENTIAL);
     file->mapping_ = map;
     file->data_ = static_cast<const uint8_t*>(map);
   }

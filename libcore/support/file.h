@@ -16,8 +16,13 @@ namespace etkit {
 // copied into an aligned buffer), which FlatBuffers and the runtime expect.
 class InputFile {
  public:
+  // How the caller will read the bytes: kSequential (one pass, e.g. decoding)
+  // lets the kernel read ahead and drop pages behind; kRandom (programs,
+  // whose constants are read on every execution) keeps them.
+  enum class Access { kRandom, kSequential };
+
   // "-" reads standard input.
-  static Result<std::shared_ptr<const InputFile>> open(const std::string& path);
+  static Result<std::shared_ptr<const InputFile>> open(const std::string& path, Access access = Access::kRandom);
   // Wraps bytes already in memory (copied into aligned storage).
   static std::shared_ptr<const InputFile> from_bytes(ByteSpan bytes, std::string name);
 

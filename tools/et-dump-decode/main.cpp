@@ -33,7 +33,8 @@ Result<int> encode(const Options& o) {
 }
 
 Result<int> decode(const Options& o) {
-  ETKIT_ASSIGN_OR_RETURN(auto input, InputFile::open(o.input));
+  // One pass front to back: let the kernel read ahead and drop pages behind.
+  ETKIT_ASSIGN_OR_RETURN(auto input, InputFile::open(o.input, InputFile::Access::kSequential));
   auto kind = detect_file_kind(input->bytes());
   if (!kind) return std::move(kind).error().at_file(input->path());
 
