@@ -166,7 +166,7 @@ TEST_CASE("max_pool2d_with_indices: values, flat indices, ceil_mode, padding", "
   CHECK(h.data<int64_t>(i2) == std::vector<int64_t>{3, 3, 3, 3});
 }
 
-TEST_CASE("avg_pool2d: count_include_pad and divisor_override; adaptive average", "[kernels][linalg][pool]") {
+TEST_CASE("avg_pool2d with count_include_pad and divisor_override, and adaptive average", "[kernels][linalg][pool]") {
   KernelHarness h;
   auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 2, 3, 4});
   auto avg = [&](bool include_pad, size_t divisor, size_t out) {

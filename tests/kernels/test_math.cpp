@@ -99,7 +99,7 @@ TEST_CASE("reductions: mean, sum, amax, argmax with dims and keepdim", "[kernels
   CHECK(bad.error().message == "aten::mean.out: dim 2 out of range for rank 2");
 }
 
-TEST_CASE("comparisons give bools; where picks with broadcasting", "[kernels][math][compare]") {
+TEST_CASE("comparisons give bools and where picks with broadcasting", "[kernels][math][compare]") {
   KernelHarness h;
   auto x = h.tensor<int32_t>(ScalarType::kInt, {3}, {1, 2, 1});
   auto o = h.out(ScalarType::kBool, {3});
