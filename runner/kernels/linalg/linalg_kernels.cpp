@@ -5,9 +5,9 @@ namespace etkit::rt::kernels {
 
 std::vector<KernelInfo> linalg_kernels() {
   std::vector<KernelInfo> table;
-  add_matmul_kernels(table);
-  add_convolution_kernels(table);
-  add_pooling_kernels(table);
+  linalg::add_matmul_kernels(table);
+  linalg::add_convolution_kernels(table);
+  linalg::add_pooling_kernels(table);
   return table;
 }
 

@@ -5,10 +5,12 @@
 
 #include "runner/kernel_registry.h"
 
-namespace etkit::rt::kernels {
+// Own namespace per group: the same helper name in two groups would
+// otherwise be an ODR violation the linker resolves silently.
+namespace etkit::rt::kernels::linalg {
 
 void add_matmul_kernels(std::vector<KernelInfo>& table);
 void add_convolution_kernels(std::vector<KernelInfo>& table);
 void add_pooling_kernels(std::vector<KernelInfo>& table);
 
-}  // namespace etkit::rt::kernels
+}  // namespace etkit::rt::kernels::linalg

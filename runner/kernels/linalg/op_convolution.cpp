@@ -178,7 +178,7 @@ Status convolution_out(KernelContext& ctx, std::span<EValue* const> args) {
 
 }  // namespace
 
-void add_convolution_kernels(std::vector<KernelInfo>& table) {
+void linalg::add_convolution_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::convolution.out", convolution_out, 11, {9}});
 }
 

@@ -122,7 +122,7 @@ Status addmm_out(KernelContext& ctx, std::span<EValue* const> args) {
 
 }  // namespace
 
-void add_matmul_kernels(std::vector<KernelInfo>& table) {
+void linalg::add_matmul_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::mm.out", mm_out, 4, {2}});
   table.push_back({"aten::bmm.out", bmm_out, 4, {2}});
   table.push_back({"aten::addmm.out", addmm_out, 7, {5}});

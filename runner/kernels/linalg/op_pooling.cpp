@@ -224,7 +224,7 @@ Status adaptive_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> args
 
 }  // namespace
 
-void add_pooling_kernels(std::vector<KernelInfo>& table) {
+void linalg::add_pooling_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out, 9, {6, 7}});
   table.push_back({"aten::avg_pool2d.out", avg_pool2d_out, 9, {7}});
   table.push_back({"aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out, 4, {2}});

@@ -1,56 +1,71 @@
-// Activations with parameters: hardtanh, clamp, leaky_relu, gelu, silu,
-// hardsigmoid, hardswish.
+// Activations: hardtanh, clamp (Scalar and Tensor bounds), leaky_relu, gelu
+// ('none' and 'tanh'), silu, hardsigmoid, hardswish. Floating activations
+// compute in self's computation type (float for half/bfloat16); clamp and
+// hardtanh also take integer tensors. NaN inputs stay NaN.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 
-#include "runner/kernels/elementwise.h"
-#include "runner/kernels/math/math_ops.h"
+#include "runner/kernels/math/math_kernels.h"
+#include "runner/kernels/math/math_util.h"
 
-namespace etkit::rt::kernels {
+namespace etkit::rt::kernels::math {
 namespace {
 
-// Runs fn(x) elementwise in the input's compute type (floating inputs), out
-// resized to self.
-template <typename Fn>
-Status floating_map(KernelContext& ctx, const Tensor& a, Tensor& out, Fn fn) {
-  ETKIT_TRY(resize_out(ctx, out, a.sizes()));
-  ScalarType compute = a.dtype();
-  if (!is_floating(compute)) {
-    if (!is_floating(out.dtype())) return ctx.fail("expected a floating-point tensor");
-    compute = out.dtype();
-  }
-  return unary_loop(ctx, a, out, compute, [&](auto x) { return static_cast<decltype(x)>(fn(double(x))); });
+// lo <= x <= hi with NaN passing through (comparisons with NaN are false).
+template <typename T>
+T clamp_value(T x, bool has_lo, T lo, bool has_hi, T hi) {
+  if (has_lo && x < lo) x = lo;
+  if (has_hi && x > hi) x = hi;
+  return x;
 }
 
-// clamp(x, lo, hi) keeping the input's dtype (integer clamps stay integral).
-Status clamp_impl(KernelContext& ctx, const Tensor& a, Tensor& out, const EValue* lo, const EValue* hi) {
-  ETKIT_TRY(resize_out(ctx, out, a.sizes()));
-  ScalarType compute = a.dtype();
-  if (lo) compute = promote_with_scalar(compute, *lo);
-  if (hi) compute = promote_with_scalar(compute, *hi);
-  if (!can_cast(compute, out.dtype())) return ctx.fail("the clamped values cannot be stored in out's dtype");
-  const double l = lo ? lo->scalar_as_double() : 0, h = hi ? hi->scalar_as_double() : 0;
-  return unary_loop(ctx, a, out, compute, [&](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(x)) return x;
+std::string scalar_text(const EValue& v) {
+  if (v.tag == Tag::kDouble) {  // the shortest form that reads back exactly
+    char buf[32];
+    for (int precision = 15; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, v.d);
+      if (std::strtod(buf, nullptr) == v.d) break;
     }
-    T v = x;
-    if (lo && v < static_cast<T>(l)) v = static_cast<T>(l);
-    if (hi && v > static_cast<T>(h)) v = static_cast<T>(h);
-    return v;
-  });
+    return buf;
+  }
+  if (v.tag == Tag::kBool) return v.b ? "true" : "false";
+  return std::to_string(v.i);
 }
 
-Status hardtanh_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
-  ETKIT_ASSIGN_OR_RETURN(const EValue* lo, scalar_arg(ctx, *args[1], "min_val"));
-  ETKIT_ASSIGN_OR_RETURN(const EValue* hi, scalar_arg(ctx, *args[2], "max_val"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
-  return clamp_impl(ctx, *a, *out, lo, hi);
+// A clamp bound must be representable in dtype `t` (ExecuTorch's
+// check_bounds in op_clamp.cpp checks out's dtype; the computation type is
+// checked too, since the bound is converted to it).
+Status check_bound(KernelContext& ctx, const EValue& bound, std::string_view what, ScalarType t) {
+  bool fits = true;
+  if (is_integral(t, false)) {
+    // An integral type here means the bound is an Int or Bool (a Double
+    // would have made the computation floating, which out then refuses).
+    const int64_t v = bound.tag == Tag::kBool ? int64_t(bound.b) : bound.i;
+    dispatch_real_and_bool(t, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if constexpr (std::is_signed_v<T>) {
+          fits = v >= int64_t(std::numeric_limits<T>::min()) && v <= int64_t(std::numeric_limits<T>::max());
+        } else {
+          fits = v >= 0 && uint64_t(v) <= uint64_t(std::numeric_limits<T>::max());
+        }
+      }
+    });
+  } else if (t == ScalarType::kFloat || t == ScalarType::kHalf || t == ScalarType::kBFloat16) {
+    const double v = bound.scalar_as_double();
+    const double limit = t == ScalarType::kHalf ? 65504.0 : double(std::numeric_limits<float>::max());
+    fits = !std::isfinite(v) || std::fabs(v) <= limit;
+  }
+  if (fits) return {};
+  return ctx.fail(std::string(what) + " " + scalar_text(bound) + " is out of range for " + dtype_name(t));
 }
 
+// (self, Scalar? min, Scalar? max, out, ret)
 Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   const EValue* lo = nullptr;
   const EValue* hi = nullptr;
   if (!args[1]->is_none()) {
@@ -59,42 +74,145 @@ Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
   if (!args[2]->is_none()) {
     ETKIT_ASSIGN_OR_RETURN(hi, scalar_arg(ctx, *args[2], "max"));
   }
-  if (!lo && !hi) return ctx.fail("at least one of min and max must be given");
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
-  return clamp_impl(ctx, *a, *out, lo, hi);
+  if (lo == nullptr && hi == nullptr) return ctx.fail("at least one of min and max must be given");
+  ScalarType common = self->dtype();
+  if (lo) common = promote_with_scalar(common, *lo);
+  if (hi) common = promote_with_scalar(common, *hi);
+  ETKIT_TRY(check_can_store(ctx, common, *out));
+  for (ScalarType t : {common, out->dtype()}) {
+    if (lo) ETKIT_TRY(check_bound(ctx, *lo, "min", t));
+    if (hi) ETKIT_TRY(check_bound(ctx, *hi, "max", t));
+  }
+  ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+  static const EValue kNoBound;
+  const ScalarTensor lo_t(lo ? *lo : kNoBound), hi_t(hi ? *hi : kNoBound);
+  return dispatch_compute(ctx, common, [&](auto tag) {
+    using CT = decltype(tag);
+    const CT l = lo ? Reader<CT>(lo_t.tensor)(0) : CT{};
+    const CT h = hi ? Reader<CT>(hi_t.tensor)(0) : CT{};
+    const Reader<CT> read(*self);
+    const Writer<CT> write(*out);
+    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp_value(read(i), lo != nullptr, l, hi != nullptr, h)); });
+  });
 }
 
+// (self, Tensor? min, Tensor? max, out, ret): bounds broadcast with self.
+Status clamp_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * lo, optional_tensor_arg(ctx, *args[1], "min"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * hi, optional_tensor_arg(ctx, *args[2], "max"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  if (lo == nullptr && hi == nullptr) return ctx.fail("at least one of min and max must be given");
+  ScalarType common = self->dtype();
+  for (const Tensor* bound : {lo, hi}) {
+    if (bound == nullptr) continue;
+    auto promoted = promote_types(common, bound->dtype());
+    if (!promoted) return ctx.fail(promoted.error().message);
+    common = *promoted;
+  }
+  ETKIT_TRY(check_can_store(ctx, common, *out));
+  const Tensor& l = lo ? *lo : *self;
+  const Tensor& h = hi ? *hi : *self;
+  ETKIT_ASSIGN_OR_RETURN(Shape shape, broadcast_shape3(ctx, *self, l, h));
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  const StrideTable<4> strides = {strides_of(*out), broadcast_strides(*self, shape), broadcast_strides(l, shape),
+                                  broadcast_strides(h, shape)};
+  return dispatch_compute(ctx, common, [&](auto tag) {
+    using CT = decltype(tag);
+    const Reader<CT> rx(*self), rl(l), rh(h);
+    const Writer<CT> write(*out);
+    strided_loop(shape, strides, [&](const std::array<int64_t, 4>& off) {
+      write(off[0], clamp_value(rx(off[1]), lo != nullptr, rl(off[2]), hi != nullptr, rh(off[3])));
+    });
+  });
+}
+
+// (self, Scalar min_val, Scalar max_val, out, ret): bounds in self's dtype.
+Status hardtanh_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(const EValue* lo, scalar_arg(ctx, *args[1], "min_val"));
+  ETKIT_ASSIGN_OR_RETURN(const EValue* hi, scalar_arg(ctx, *args[2], "max_val"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  if (self->dtype() == ScalarType::kBool) return ctx.fail("self dtype BOOL is not supported");
+  ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
+  ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+  const ScalarTensor lo_t(*lo), hi_t(*hi);
+  return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
+    using CT = decltype(tag);
+    const CT l = Reader<CT>(lo_t.tensor)(0), h = Reader<CT>(hi_t.tensor)(0);
+    const Reader<CT> read(*self);
+    const Writer<CT> write(*out);
+    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp_value(read(i), true, l, true, h)); });
+  });
+}
+
+// Maps a floating self through fn in its computation type.
+template <typename Fn>
+Status floating_map(KernelContext& ctx, const Tensor& self, Tensor& out, Fn fn) {
+  ETKIT_TRY(require_floating(ctx, self, "self"));
+  ETKIT_TRY(check_can_store(ctx, self.dtype(), out));
+  ETKIT_TRY(resize_out(ctx, out, self.sizes()));
+  return dispatch_compute(ctx, self.dtype(), [&](auto tag) {
+    using CT = decltype(tag);
+    if constexpr (std::is_floating_point_v<CT>) {
+      const Reader<CT> read(self);
+      const Writer<CT> write(out);
+      for_each_element(out, self, [&](int64_t o, int64_t i) { write(o, static_cast<CT>(fn(read(i)))); });
+    }
+  });
+}
+
+// (self, Scalar negative_slope, out, ret)
 Status leaky_relu_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(const EValue* slope, scalar_arg(ctx, *args[1], "negative_slope"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   const double s = slope->scalar_as_double();
-  return floating_map(ctx, *a, *out, [s](double x) { return x > 0 ? x : x * s; });
+  return floating_map(ctx, *self, *out, [s](auto x) {
+    using T = decltype(x);
+    return x > T(0) ? x : x * static_cast<T>(s);
+  });
 }
 
+// (self, str approximate, out, ret)
 Status gelu_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
-  if (args[1]->tag != Tag::kString || (args[1]->s != "none" && args[1]->s != "tanh")) {
-    return ctx.fail("approximate must be 'none' or 'tanh'");
-  }
-  const bool tanh_form = args[1]->s == "tanh";
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  const EValue& approximate = *args[1];
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  return floating_map(ctx, *a, *out, [tanh_form](double x) {
-    if (tanh_form) return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (approximate.tag != Tag::kString) {
+    return ctx.fail("approximate must be a string, not " + std::string(tag_name(approximate.tag)));
+  }
+  if (approximate.s != "none" && approximate.s != "tanh") {
+    return ctx.fail("approximate must be 'none' or 'tanh', not '" + std::string(approximate.s) + "'");
+  }
+  const bool tanh_form = approximate.s == "tanh";
+  return floating_map(ctx, *self, *out, [tanh_form](auto x) {
+    using T = decltype(x);
+    if (std::isinf(x)) return x > 0 ? x : T(0);  // the formulas give inf * 0 there
+    if (tanh_form) {
+      const T k_beta = static_cast<T>(0.79788456080286535588);  // sqrt(2 / pi)
+      const T k_kappa = static_cast<T>(0.044715);
+      return T(0.5) * x * (T(1) + std::tanh(k_beta * (x + k_kappa * x * x * x)));
+    }
+    return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(0.70710678118654752440)));  // x / sqrt(2)
   });
 }
 
 template <typename Fn>
-KernelInfo simple(const char* name, Fn fn) {
-  return {name,
-          [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
-            ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
-            ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
-            return floating_map(ctx, *a, *out, fn);
-          },
-          3,
-          {1}};
+KernelInfo simple_activation(std::string name, Fn fn) {
+  auto kernel = [fn](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
+    return floating_map(ctx, *self, *out, fn);
+  };
+  return {"aten::" + name + ".out", kernel, 3, {1}};
+}
+
+// relu6(x + 3) / 6
+template <typename T>
+T hard_gate(T x) {
+  return std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
 }
 
 }  // namespace
@@ -102,11 +220,12 @@ KernelInfo simple(const char* name, Fn fn) {
 void add_activation_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::hardtanh.out", hardtanh_out, 5, {3}});
   table.push_back({"aten::clamp.out", clamp_out, 5, {3}});
+  table.push_back({"aten::clamp.Tensor_out", clamp_tensor_out, 5, {3}});
   table.push_back({"aten::leaky_relu.out", leaky_relu_out, 4, {2}});
   table.push_back({"aten::gelu.out", gelu_out, 4, {2}});
-  table.push_back(simple("aten::silu.out", [](double x) { return x / (1 + std::exp(-x)); }));
-  table.push_back(simple("aten::hardsigmoid.out", [](double x) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; }));
-  table.push_back(simple("aten::hardswish.out", [](double x) { return x * std::min(std::max(x + 3, 0.0), 6.0) / 6; }));
+  table.push_back(simple_activation("silu", [](auto x) { return x / (decltype(x)(1) + std::exp(-x)); }));
+  table.push_back(simple_activation("hardsigmoid", [](auto x) { return hard_gate(x); }));
+  table.push_back(simple_activation("hardswish", [](auto x) { return x * hard_gate(x); }));
 }
 
-}  // namespace etkit::rt::kernels
+}  // namespace etkit::rt::kernels::math

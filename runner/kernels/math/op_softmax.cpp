@@ -1,50 +1,60 @@
-// aten::_softmax.out and aten::_log_softmax.out along one dim, numerically
-// stable (the maximum is subtracted first), for float and double.
+// aten::_softmax.out and aten::_log_softmax.out along one dim (negative dims
+// count from the end), numerically stable: each line's maximum is subtracted
+// before exp. Floating dtypes; computed in float for float, half and
+// bfloat16 and in double for double, like the portable kernels.
 #include <cmath>
 
-#include "runner/kernels/elementwise.h"
-#include "runner/kernels/math/math_ops.h"
+#include "runner/kernels/math/math_kernels.h"
+#include "runner/kernels/math/math_util.h"
 
-namespace etkit::rt::kernels {
+namespace etkit::rt::kernels::math {
 namespace {
 
+template <typename CT>
+void softmax_lines(const Tensor& self, Tensor& out, size_t dim, bool log) {
+  if (self.numel() == 0) return;
+  const bool scalar = self.dim() == 0;
+  const int64_t n = scalar ? 1 : self.size(dim);
+  const int64_t step_in = scalar ? 0 : self.strides()[dim];
+  const int64_t step_out = scalar ? 0 : out.strides()[dim];
+  // One visit per line: iterate over every dim but `dim`.
+  Shape lines = shape_of(self.sizes());
+  if (!scalar) lines[dim] = 1;
+  const StrideTable<2> strides = {strides_of(self), strides_of(out)};
+  const Reader<CT> read(self);
+  const Writer<CT> write(out);
+  strided_loop(lines, strides, [&](const std::array<int64_t, 2>& base) {
+    CT max = read(base[0]);
+    for (int64_t i = 1; i < n; ++i) {
+      const CT v = read(base[0] + i * step_in);
+      if (std::isnan(v) || v > max) max = v;
+    }
+    CT sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(read(base[0] + i * step_in) - max);
+    if (log) {
+      const CT log_sum = std::log(sum);
+      for (int64_t i = 0; i < n; ++i) write(base[1] + i * step_out, read(base[0] + i * step_in) - max - log_sum);
+    } else {
+      for (int64_t i = 0; i < n; ++i) write(base[1] + i * step_out, std::exp(read(base[0] + i * step_in) - max) / sum);
+    }
+  });
+}
+
+// (self, int dim, bool half_to_float, out, ret)
 KernelFn softmax(bool log) {
   return [log](KernelContext& ctx, std::span<EValue* const> args) -> Status {
-    ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
     ETKIT_ASSIGN_OR_RETURN(int64_t dim_value, int_arg(ctx, *args[1], "dim"));
     ETKIT_ASSIGN_OR_RETURN(bool half_to_float, bool_arg(ctx, *args[2], "half_to_float"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+    // As the portable kernels (check_log_softmax_args): CPU has no such mode.
     if (half_to_float) return ctx.fail("half_to_float is not supported");
-    ETKIT_ASSIGN_OR_RETURN(size_t dim, dim_arg(ctx, dim_value, a->dim()));
-    ETKIT_TRY(resize_out(ctx, *out, a->sizes()));
-    if (!is_floating(a->dtype()) || out->dtype() != a->dtype()) return ctx.fail("self and out must be one floating-point dtype");
-    if (a->numel() == 0) return {};
-    const int64_t n = a->dim() == 0 ? 1 : a->size(dim);
-    const int64_t sa = a->dim() == 0 ? 0 : a->strides()[dim], so = out->dim() == 0 ? 0 : out->strides()[dim];
-    // Visit each line along `dim` once, from its first element.
-    const int64_t lines = a->numel() / n;
-    int64_t index[kMaxRank] = {};
-    for (int64_t line = 0; line < lines; ++line) {
-      int64_t base_a = 0, base_o = 0;
-      for (size_t d = 0; d < a->dim(); ++d) {
-        base_a += index[d] * a->strides()[d];
-        base_o += index[d] * out->strides()[d];
-      }
-      double max = -INFINITY;
-      for (int64_t i = 0; i < n; ++i) max = std::max(max, load_as<double>(a->dtype(), a->data(), base_a + i * sa));
-      double sum = 0;
-      for (int64_t i = 0; i < n; ++i) sum += std::exp(load_as<double>(a->dtype(), a->data(), base_a + i * sa) - max);
-      for (int64_t i = 0; i < n; ++i) {
-        const double x = load_as<double>(a->dtype(), a->data(), base_a + i * sa) - max;
-        store_as<double>(out->dtype(), out->data(), base_o + i * so, log ? x - std::log(sum) : std::exp(x) / sum);
-      }
-      // Next line: odometer over every dim except `dim`.
-      for (size_t d = a->dim(); d-- > 0;) {
-        if (d == dim) continue;
-        if (++index[d] < a->size(d)) break;
-        index[d] = 0;
-      }
-    }
+    ETKIT_ASSIGN_OR_RETURN(size_t dim, dim_arg(ctx, dim_value, self->dim()));
+    ETKIT_TRY(require_floating(ctx, *self, "self"));
+    ETKIT_TRY(require_same_dtype(ctx, *self, *out));
+    ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+    if (self->dtype() == ScalarType::kDouble) softmax_lines<double>(*self, *out, dim, log);
+    else softmax_lines<float>(*self, *out, dim, log);
     return {};
   };
 }
@@ -56,4 +66,4 @@ void add_softmax_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::_log_softmax.out", softmax(true), 5, {3}});
 }
 
-}  // namespace etkit::rt::kernels
+}  // namespace etkit::rt::kernels::math

@@ -1,0 +1,114 @@
+// Extremes: amax.out / amin.out over a dim list (values, self's dtype) and
+// argmax.out / argmin.out over one dim or all (int64 positions). NaN counts
+// as the extreme, and the first of equal extremes wins, as in PyTorch.
+// Values compare in self's computation type, so int64 stays exact.
+#include <cmath>
+
+#include "runner/kernels/math/math_kernels.h"
+#include "runner/kernels/math/reduce_util.h"
+
+namespace etkit::rt::kernels::math {
+namespace {
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+// Whether v replaces the current extreme `best`.
+template <typename T>
+bool better(T v, T best, bool max) {
+  if (is_nan(best)) return false;
+  if (is_nan(v)) return true;
+  return max ? v > best : v < best;
+}
+
+Status empty_reduction(KernelContext& ctx, const ReducePlan& p, const Tensor& self, const Tensor& out) {
+  if (out.numel() == 0) return {};
+  const int64_t d = empty_reduced_dim(p, self);
+  if (d >= 0) return ctx.fail("cannot reduce dim " + std::to_string(d) + " of size 0");
+  return {};
+}
+
+// (self, int[1] dim, bool keepdim, out, ret); dim=[] reduces every dim.
+KernelFn extreme_values(bool max) {
+  return [max](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], false));
+    ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+    ETKIT_TRY(require_same_dtype(ctx, *self, *out));
+    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, dims.dims, dims.all, keepdim));
+    ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
+    bind_out(p, *out);
+    ETKIT_TRY(empty_reduction(ctx, p, *self, *out));
+    return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
+      using CT = decltype(tag);
+      const Reader<CT> read(*self);
+      const Writer<CT> write(*out);
+      for_each_output(p, [&](int64_t o, int64_t base) {
+        CT best = read(base);  // the group's first element (all indices 0)
+        for_each_folded(p, base, [&](int64_t i) {
+          const CT v = read(i);
+          if (better(v, best, max)) best = v;
+        });
+        write(o, best);
+      });
+    });
+  };
+}
+
+// (self, int? dim, bool keepdim, out, ret); dim None: the flat position
+// over all elements (keepdim then keeps every dim as size 1).
+KernelFn extreme_index(bool max) {
+  return [max](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    int64_t dim_storage[1] = {0};
+    DimList dims;
+    if (args[1]->is_none()) {
+      dims.all = true;
+    } else {
+      ETKIT_ASSIGN_OR_RETURN(dim_storage[0], int_arg(ctx, *args[1], "dim"));
+      dims.dims = dim_storage;
+    }
+    ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+    if (out->dtype() != ScalarType::kLong) return ctx.fail("out must be LONG, not " + dtype_name(out->dtype()));
+    if (self->dtype() == ScalarType::kBool) return ctx.fail("self dtype BOOL is not supported");
+    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, dims.dims, dims.all, keepdim));
+    if (dims.all && self->numel() == 0) return ctx.fail("cannot reduce an empty tensor");
+    ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
+    bind_out(p, *out);
+    ETKIT_TRY(empty_reduction(ctx, p, *self, *out));
+    return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
+      using CT = decltype(tag);
+      const Reader<CT> read(*self);
+      int64_t* indices = out->data_as<int64_t>();
+      for_each_output(p, [&](int64_t o, int64_t base) {
+        CT best = read(base);
+        int64_t best_index = 0, position = 0;
+        for_each_folded(p, base, [&](int64_t i) {
+          const CT v = read(i);
+          if (better(v, best, max)) {
+            best = v;
+            best_index = position;
+          }
+          ++position;
+        });
+        indices[o] = best_index;
+      });
+    });
+  };
+}
+
+}  // namespace
+
+void add_extreme_kernels(std::vector<KernelInfo>& table) {
+  table.push_back({"aten::amax.out", extreme_values(true), 5, {3}});
+  table.push_back({"aten::amin.out", extreme_values(false), 5, {3}});
+  table.push_back({"aten::argmax.out", extreme_index(true), 5, {3}});
+  table.push_back({"aten::argmin.out", extreme_index(false), 5, {3}});
+}
+
+}  // namespace etkit::rt::kernels::math

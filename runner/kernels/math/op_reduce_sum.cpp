@@ -1,0 +1,177 @@
+// Sum-based reductions over a dim list: sum.IntList_out, mean.out,
+// mean.dtype_out, var.out and var.correction_out. A None or empty dim list
+// reduces every dim. The accumulator is out's computation type (float for
+// float/half/bfloat16, double, int64 for integer outs), as the portable
+// kernels do; integer sums wrap on overflow like PyTorch's.
+#include <cmath>
+
+#include "runner/kernels/math/math_kernels.h"
+#include "runner/kernels/math/reduce_util.h"
+
+namespace etkit::rt::kernels::math {
+namespace {
+
+// A `ScalarType? dtype` argument must name out's dtype.
+Result<std::optional<ScalarType>> checked_dtype(KernelContext& ctx, const EValue& v, const Tensor& out) {
+  ETKIT_ASSIGN_OR_RETURN(std::optional<ScalarType> dtype, dtype_arg(ctx, v));
+  if (dtype && *dtype != out.dtype()) {
+    return ctx.fail("dtype " + dtype_name(*dtype) + " does not match out dtype " + dtype_name(out.dtype()));
+  }
+  return dtype;
+}
+
+Result<ReducePlan> prepare(KernelContext& ctx, const Tensor& self, const DimList& dims, bool keepdim, Tensor& out) {
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, self, dims.dims, dims.all, keepdim));
+  ETKIT_TRY(resize_out(ctx, out, p.out_shape));
+  bind_out(p, out);
+  return p;
+}
+
+// out = sum (or sum / count for the mean) of each folded group.
+Status sum_into(KernelContext& ctx, const Tensor& self, const ReducePlan& p, Tensor& out, bool mean) {
+  if (out.dtype() == ScalarType::kBool) {  // a BOOL sum is an "any"
+    const Writer<bool> write(out);
+    for_each_output(p, [&](int64_t o, int64_t base) {
+      bool any = false;
+      for_each_folded(p, base, [&](int64_t i) { any = any || truthy(self, i); });
+      write(o, any);
+    });
+    return {};
+  }
+  if (is_integral(out.dtype(), false)) {
+    const Reader<int64_t> read(self);
+    const Writer<int64_t> write(out);
+    for_each_output(p, [&](int64_t o, int64_t base) {
+      uint64_t acc = 0;  // unsigned: wraps instead of overflowing
+      for_each_folded(p, base, [&](int64_t i) { acc += static_cast<uint64_t>(read(i)); });
+      write(o, static_cast<int64_t>(acc));
+    });
+    return {};
+  }
+  return dispatch_compute(ctx, out.dtype(), [&](auto tag) {
+    using ACC = decltype(tag);
+    if constexpr (std::is_floating_point_v<ACC>) {
+      const Reader<ACC> read(self);
+      const Writer<ACC> write(out);
+      const ACC count = static_cast<ACC>(p.count);
+      for_each_output(p, [&](int64_t o, int64_t base) {
+        ACC acc = 0;
+        for_each_folded(p, base, [&](int64_t i) { acc += read(i); });
+        write(o, mean ? acc / count : acc);  // an empty mean is 0/0 = NaN
+      });
+    }
+  });
+}
+
+// (self, int[1]? dim, bool keepdim, ScalarType? dtype, out, ret)
+Status sum_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], true));
+  ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  ETKIT_ASSIGN_OR_RETURN(std::optional<ScalarType> dtype, checked_dtype(ctx, *args[3], *out));
+  // With a dtype, self is converted to it first; otherwise out must hold self's values.
+  if (!dtype) ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *out));
+  return sum_into(ctx, *self, p, *out, false);
+}
+
+// The mean's dtype rules (check_mean_dim_args): a floating dtype equal to
+// out's, or without one a floating self and out.
+Status check_mean_dtypes(KernelContext& ctx, const Tensor& self, const EValue& dtype_value, const Tensor& out) {
+  ETKIT_ASSIGN_OR_RETURN(std::optional<ScalarType> dtype, checked_dtype(ctx, dtype_value, out));
+  if (dtype) {
+    if (!is_floating(*dtype)) return ctx.fail("dtype must be floating point, not " + dtype_name(*dtype));
+    return {};
+  }
+  ETKIT_TRY(require_floating(ctx, self, "self"));
+  return require_floating(ctx, out, "out");
+}
+
+// (self, int[1]? dim, bool keepdim, ScalarType? dtype, out, ret)
+Status mean_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], true));
+  ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[3], *out));
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *out));
+  return sum_into(ctx, *self, p, *out, true);
+}
+
+// (self, ScalarType? dtype, out, ret): the mean of every element.
+Status mean_dtype_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[1], *out));
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{{}, true}, false, *out));
+  return sum_into(ctx, *self, p, *out, true);
+}
+
+// Sum of squared deviations / (count - correction); NaN when that is not
+// positive (op_var.cpp).
+Status variance(KernelContext& ctx, const Tensor& self, const DimList& dims, double correction, bool keepdim, Tensor& out) {
+  ETKIT_TRY(require_floating(ctx, self, "self"));
+  ETKIT_TRY(require_floating(ctx, out, "out"));
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, self, dims, keepdim, out));
+  const double denominator = double(p.count) - correction;
+  return dispatch_compute(ctx, out.dtype(), [&](auto tag) {
+    using ACC = decltype(tag);
+    if constexpr (std::is_floating_point_v<ACC>) {
+      const Reader<ACC> read(self);
+      const Writer<ACC> write(out);
+      for_each_output(p, [&](int64_t o, int64_t base) {
+        if (p.count == 0 || denominator <= 0) {
+          write(o, ACC(NAN));
+          return;
+        }
+        ACC sum = 0;
+        for_each_folded(p, base, [&](int64_t i) { sum += read(i); });
+        const ACC mean = sum / static_cast<ACC>(p.count);
+        ACC squares = 0;
+        for_each_folded(p, base, [&](int64_t i) {
+          const ACC d = read(i) - mean;
+          squares += d * d;
+        });
+        write(o, static_cast<ACC>(squares / static_cast<ACC>(denominator)));
+      });
+    }
+  });
+}
+
+// (self, int[1]? dim, bool unbiased, bool keepdim, out, ret)
+Status var_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], true));
+  ETKIT_ASSIGN_OR_RETURN(bool unbiased, bool_arg(ctx, *args[2], "unbiased"));
+  ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[3], "keepdim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  return variance(ctx, *self, dims, unbiased ? 1.0 : 0.0, keepdim, *out);
+}
+
+// (self, int[1]? dim, Scalar? correction, bool keepdim, out, ret);
+// correction defaults to 1.
+Status var_correction_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], true));
+  double correction = 1.0;
+  if (!args[2]->is_none()) {
+    ETKIT_ASSIGN_OR_RETURN(const EValue* c, scalar_arg(ctx, *args[2], "correction"));
+    correction = c->scalar_as_double();
+  }
+  ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[3], "keepdim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  return variance(ctx, *self, dims, correction, keepdim, *out);
+}
+
+}  // namespace
+
+void add_sum_kernels(std::vector<KernelInfo>& table) {
+  table.push_back({"aten::sum.IntList_out", sum_out, 6, {4}});
+  table.push_back({"aten::mean.out", mean_out, 6, {4}});
+  table.push_back({"aten::mean.dtype_out", mean_dtype_out, 4, {2}});
+  table.push_back({"aten::var.out", var_out, 6, {4}});
+  table.push_back({"aten::var.correction_out", var_correction_out, 6, {4}});
+}
+
+}  // namespace etkit::rt::kernels::math
