@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "libcore/support/float16.h"
 #include "runner/kernel_registry.h"
 
 namespace etkit::rt::kernels {
@@ -78,15 +79,10 @@ struct BFloat16 {
   uint16_t bits;
 };
 
-float half_to_float(uint16_t bits);
-uint16_t float_to_half(float value);
-inline float bfloat16_to_float(uint16_t bits) {
-  const uint32_t u = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint16_t float_to_bfloat16(float value);  // round to nearest even
+using etkit::bfloat16_to_float;
+using etkit::float_to_bfloat16;
+using etkit::float_to_half;
+using etkit::half_to_float;
 
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::kFloat || t == ScalarType::kDouble || t == ScalarType::kHalf || t == ScalarType::kBFloat16;
@@ -199,6 +195,29 @@ void for_each_broadcast(const Tensor& out, const Tensor& a, const Tensor& b, F&&
 // Same for a single input (unary ops over any dim order).
 template <typename F>
 void for_each_element(const Tensor& out, const Tensor& a, F&& fn);
+
+// A 0-dim tensor over a Scalar argument (Int as LONG, Double as DOUBLE,
+// Bool as BOOL), so scalar overloads reuse the tensor loops.
+struct ScalarTensor {
+  double d = 0;
+  int64_t i = 0;
+  bool b = false;
+  Tensor tensor;
+  explicit ScalarTensor(const EValue& v) {
+    if (v.tag == Tag::kDouble) {
+      d = v.d;
+      tensor = Tensor(ScalarType::kDouble, {}, {}, &d);
+    } else if (v.tag == Tag::kBool) {
+      b = v.b;
+      tensor = Tensor(ScalarType::kBool, {}, {}, &b);
+    } else {
+      i = v.i;
+      tensor = Tensor(ScalarType::kLong, {}, {}, &i);
+    }
+  }
+  ScalarTensor(const ScalarTensor&) = delete;
+  ScalarTensor& operator=(const ScalarTensor&) = delete;
+};
 
 // Row-major logical index -> element offset in `t` (for gathers).
 int64_t offset_of(const Tensor& t, std::span<const int64_t> index);

@@ -16,6 +16,7 @@
 #include "libcore/formats/program/program_writer.h"
 #include "libcore/formats/scalar_type.h"
 #include "libcore/support/base64.h"
+#include "libcore/support/float16.h"
 #include "program_generated.h"
 
 extern const unsigned char k_program_bfbs[];
@@ -62,32 +63,6 @@ etdump::Tensor to_tensor(const ::etdump::Tensor& t) {
   return out;
 }
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h >> 15) << 31;
-  const uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        mant <<= 1;
-      } while ((mant & 0x400) == 0);
-      bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | mant << 13;
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 template <typename T>
 T load(const uint8_t* p) {
   T v;
@@ -112,11 +87,7 @@ bool write_values(JsonWriter& w, int scalar_type, ByteSpan bytes, size_t count) 
       case ScalarType::kFloat: w.number(load<float>(p)); break;
       case ScalarType::kDouble: w.number(load<double>(p)); break;
       case ScalarType::kBool: w.boolean(*p != 0); break;
-      case ScalarType::kBFloat16: {
-        const uint32_t bits = uint32_t(load<uint16_t>(p)) << 16;
-        w.number(load<float>(reinterpret_cast<const uint8_t*>(&bits)));
-        break;
-      }
+      case ScalarType::kBFloat16: w.number(bfloat16_to_float(load<uint16_t>(p))); break;
       case ScalarType::kBits16: case ScalarType::kUInt16: w.number(load<uint16_t>(p)); break;
       case ScalarType::kUInt32: w.number(load<uint32_t>(p)); break;
       case ScalarType::kUInt64: w.number(load<uint64_t>(p)); break;

@@ -19,26 +19,6 @@ std::string_view arith_name(Arith op) {
   }
 }
 
-// A 0-dim tensor over a scalar stored as double or int64.
-struct ScalarTensor {
-  double d = 0;
-  int64_t i = 0;
-  bool b = false;
-  Tensor tensor;
-  explicit ScalarTensor(const EValue& v) {
-    if (v.tag == Tag::kDouble) {
-      d = v.d;
-      tensor = Tensor(ScalarType::kDouble, {}, {}, &d);
-    } else if (v.tag == Tag::kBool) {
-      b = v.b;
-      tensor = Tensor(ScalarType::kBool, {}, {}, &b);
-    } else {
-      i = v.i;
-      tensor = Tensor(ScalarType::kLong, {}, {}, &i);
-    }
-  }
-};
-
 enum class Rounding { kNone, kTrunc, kFloor };
 
 Result<Rounding> rounding_arg(KernelContext& ctx, const EValue& v) {
@@ -132,7 +112,7 @@ KernelFn scalar_variant(Arith op, bool has_alpha, bool has_rounding) {
       ETKIT_ASSIGN_OR_RETURN(rounding, rounding_arg(ctx, *args[2]));
     }
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[args.size() - 2], "out"));
-    ScalarTensor b(*other);
+    const ScalarTensor b(*other);
     return run(ctx, op, *a, b.tensor, promote_with_scalar(a->dtype(), *other), alpha, rounding, *out);
   };
 }

@@ -127,28 +127,6 @@ inline Result<Shape> broadcast_shape3(KernelContext& ctx, const Tensor& a, const
   return broadcast_shape(ctx, std::span<const int32_t>(ab32, ab.size()), c.sizes());
 }
 
-// A 0-dim tensor over a Scalar argument (Int as LONG, Double as DOUBLE,
-// Bool as BOOL), so scalar overloads reuse the tensor loops.
-struct ScalarTensor {
-  double d = 0;
-  int64_t i = 0;
-  bool b = false;
-  Tensor tensor;
-  explicit ScalarTensor(const EValue& v) {
-    if (v.tag == Tag::kDouble) {
-      d = v.d;
-      tensor = Tensor(ScalarType::kDouble, {}, {}, &d);
-    } else if (v.tag == Tag::kBool) {
-      b = v.b;
-      tensor = Tensor(ScalarType::kBool, {}, {}, &b);
-    } else {
-      i = v.i;
-      tensor = Tensor(ScalarType::kLong, {}, {}, &i);
-    }
-  }
-  ScalarTensor(const ScalarTensor&) = delete;
-  ScalarTensor& operator=(const ScalarTensor&) = delete;
-};
 
 // A `ScalarType? dtype` argument: nullopt for None, else a known dtype.
 inline Result<std::optional<ScalarType>> dtype_arg(KernelContext& ctx, const EValue& v, std::string_view what = "dtype") {
