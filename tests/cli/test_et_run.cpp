@@ -229,3 +229,13 @@ TEST_CASE("et-run on the fixtures: runs, verifies, or names what is missing", "[
   CHECK(xnnpack.exit_code == 2);
   CHECK(xnnpack.err.find("backend 'XnnpackBackend' is not registered") != std::string::npos);
 }
+
+TEST_CASE("et-run --list-kernels prints the registry and MODEL is otherwise required", "[cli][et-run]") {
+  auto r = test::run_tool("et-run", "--list-kernels");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("aten::convolution.out\n") != std::string::npos);
+  CHECK(r.out.find("executorch_prim::et_view.default\n") != std::string::npos);
+  auto none = test::run_tool("et-run", "");
+  CHECK(none.exit_code == 2);
+  CHECK(none.err == "et-run: error: MODEL is required\n");
+}

@@ -36,6 +36,7 @@ struct Options {
   std::string output_dir;
   bool print_outputs = false;
   bool quiet = false;
+  bool list_kernels = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -233,7 +234,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Runs an ExecuTorch program (.pte) or bundled program (.bpte) on the host with the portable\n"
                "kernels, and writes an ETDump (and debug buffer) of what happened.",
                "et-run"};
-  app.add_option("MODEL", o.model, ".pte or .bpte file")->required();
+  auto* model = app.add_option("MODEL", o.model, ".pte or .bpte file");
+  app.add_flag("--list-kernels", o.list_kernels, "print the registered operators (ns::name.overload), one per line, and exit");
   app.add_option("--method", o.method, "method to run")->capture_default_str();
   app.add_option("--input", o.inputs,
                  "one per method input, in order: a .npy file, a raw little-endian .bin file, or a literal for "
@@ -256,5 +258,12 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", o.output_dir, "write output-0.npy, output-1.npy, ... (non-tensors as output-N.json)");
   app.add_flag("--print-outputs", o.print_outputs, "print the outputs on standard output");
   app.add_flag("-q,--quiet", o.quiet, "no timing summary on standard error");
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
+  return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
+    if (o.list_kernels) {
+      for (const auto& name : portable_kernel_registry().names()) std::printf("%s\n", name.c_str());
+      return tools::kExitOk;
+    }
+    if (model->count() == 0) return usage("MODEL is required");
+    return run(o);
+  });
 }
