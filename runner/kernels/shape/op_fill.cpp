@@ -1,105 +1,166 @@
-// Tensors from scalars and concatenation: full.out, full_like.out,
-// scalar_tensor.out, cat.out.
+// Tensors made from scalars: full, full_like, zeros, ones (and _like),
+// fill, empty, scalar_tensor, arange, masked_fill. A fill value is
+// converted to out's dtype once (scalar_bytes: out-of-range values and
+// fractional values for integer dtypes are errors), then copied bytewise.
+#include <cmath>
+
 #include "runner/kernels/shape/shape_ops.h"
-#include "runner/kernels/shape/strided_copy.h"
 
 namespace etkit::rt::kernels {
 namespace {
 
-Status fill(KernelContext& ctx, Tensor& out, const EValue& value) {
-  if (is_integral(out.dtype(), false) && value.tag == Tag::kDouble) return ctx.fail("cannot fill an integer tensor with a float");
-  const double v = value.scalar_as_double();
-  for (int64_t i = 0; i < out.numel(); ++i) store_as<double>(out.dtype(), out.data(), i, v);
+Status fill_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes, const EValue& value,
+                std::string_view what) {
+  ETKIT_ASSIGN_OR_RETURN(ElementBytes bytes, scalar_bytes(ctx, value, out.dtype(), what));
+  ETKIT_TRY(resize_out(ctx, out, sizes));
+  fill_view(View::of(out), bytes);
   return {};
+}
+
+EValue int_scalar(int64_t v) {
+  EValue e;
+  e.tag = Tag::kInt;
+  e.i = v;
+  return e;
 }
 
 // (size, fill_value, out, ret)
 Status full_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(auto size, ctx.int_list(*args[0], "size"));
-  ETKIT_ASSIGN_OR_RETURN(const EValue* value, scalar_arg(ctx, *args[1], "fill_value"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  ETKIT_TRY(resize_out(ctx, *out, size));
-  return fill(ctx, *out, *value);
+  return fill_out(ctx, *out, size, *args[1], "fill_value");
+}
+
+// zeros.out / ones.out: (size, out, ret)
+KernelFn constant_out(int64_t value) {
+  return [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(auto size, ctx.int_list(*args[0], "size"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
+    return fill_out(ctx, *out, size, int_scalar(value), "value");
+  };
 }
 
 // (self, fill_value, memory_format?, out, ret)
 Status full_like_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
-  ETKIT_ASSIGN_OR_RETURN(const EValue* value, scalar_arg(ctx, *args[1], "fill_value"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_TRY(check_memory_format(ctx, *args[2]));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
-  ETKIT_TRY(resize_out(ctx, *out, a->sizes()));
-  return fill(ctx, *out, *value);
+  return fill_out(ctx, *out, shape_of(*self), *args[1], "fill_value");
 }
 
-// (s, out, ret)
+// zeros_like.out / ones_like.out: (self, memory_format?, out, ret)
+KernelFn constant_like_out(int64_t value) {
+  return [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_TRY(check_memory_format(ctx, *args[1]));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+    return fill_out(ctx, *out, shape_of(*self), int_scalar(value), "value");
+  };
+}
+
+// fill.Scalar_out: (self, value, out, ret)
+Status fill_scalar_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  return fill_out(ctx, *out, shape_of(*self), *args[1], "value");
+}
+
+// fill.Tensor_out: (self, value, out, ret) with a 0-dim value tensor.
+Status fill_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * value, tensor_arg(ctx, *args[1], "value"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  if (value->dim() != 0) return ctx.fail("value must be a 0-dim tensor, got " + value->shape_string());
+  ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+  View src = View::of(*value);
+  const View dst = View::of(*out);
+  for (size_t d = 0; d < dst.rank(); ++d) src = src.with_broadcast_dim(d, dst.sizes[d]);
+  return copy_view(ctx, dst, src);
+}
+
+// empty.out: (size, memory_format?, out, ret): resized, contents left as they are.
+Status empty_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(auto size, ctx.int_list(*args[0], "size"));
+  ETKIT_TRY(check_memory_format(ctx, *args[1]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  return resize_out(ctx, *out, size);
+}
+
+// (s, out, ret): out is 0-dim.
 Status scalar_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(const EValue* value, scalar_arg(ctx, *args[0], "s"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
-  if (out->numel() != 1) return ctx.fail("out must hold one element");
-  const double v = value->scalar_as_double();
-  store_as<double>(out->dtype(), out->data(), 0, v);
+  return fill_out(ctx, *out, {}, *args[0], "s");
+}
+
+// arange: values start, start + step, ... below end (above it for a
+// negative step). All-integer arguments count exactly in int64; otherwise
+// the length is ceil((end - start) / step) in double. An integer out takes
+// start and step truncated to integers, as PyTorch's int64 accumulation.
+Status arange(KernelContext& ctx, const EValue& start_v, const EValue& end_v, const EValue& step_v, Tensor& out) {
+  for (auto [v, name] : {std::pair{&start_v, "start"}, std::pair{&end_v, "end"}, std::pair{&step_v, "step"}}) {
+    ETKIT_TRY(scalar_arg(ctx, *v, name));
+  }
+  const bool integers = start_v.tag != Tag::kDouble && end_v.tag != Tag::kDouble && step_v.tag != Tag::kDouble;
+  const double start = start_v.scalar_as_double(), end = end_v.scalar_as_double(), step = step_v.scalar_as_double();
+  if (step == 0) return ctx.fail("step must be nonzero");
+  if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step)) return ctx.fail("start, end and step must be finite");
+  if ((step > 0 && end < start) || (step < 0 && end > start)) {
+    return ctx.fail("the range from start to end goes against the sign of step");
+  }
+  int64_t n;
+  if (integers) {
+    const int64_t s = start_v.tag == Tag::kBool ? int64_t(start_v.b) : start_v.i;
+    const int64_t e = end_v.tag == Tag::kBool ? int64_t(end_v.b) : end_v.i;
+    const int64_t st = step_v.tag == Tag::kBool ? int64_t(step_v.b) : step_v.i;
+    n = (e - s + st - (st > 0 ? 1 : -1)) / st;
+  } else {
+    const double count = std::ceil((end - start) / step);
+    if (count > double(INT32_MAX)) return ctx.fail("the range holds too many elements");
+    n = int64_t(count);
+  }
+  const int64_t sizes[1] = {n};
+  ETKIT_TRY(resize_out(ctx, out, sizes));
+  const ScalarType type = out.dtype();
+  const int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
+  if (is_floating(type)) {
+    for (int64_t i = 0; i < n; ++i) store_as<double>(type, out.data(), i * stride, start + double(i) * step);
+  } else {
+    const int64_t s = int64_t(start), st = int64_t(step);
+    for (int64_t i = 0; i < n; ++i) store_as<int64_t>(type, out.data(), i * stride, s + i * st);
+  }
   return {};
 }
 
-// (tensors, dim, out, ret): 1-D empty tensors are skipped (legacy rule).
-Status cat_out(KernelContext& ctx, std::span<EValue* const> args) {
-  if (args[0]->tag != Tag::kTensorList) return ctx.fail("tensors must be a tensor list");
-  ETKIT_ASSIGN_OR_RETURN(int64_t dim_value, int_arg(ctx, *args[1], "dim"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  const Tensor* ref = nullptr;
-  for (const Tensor* t : args[0]->tensor_list) {
-    if (!(t->dim() == 1 && t->numel() == 0)) {
-      ref = t;
-      break;
-    }
-  }
-  if (!ref) {
-    const int64_t empty[1] = {0};
-    return resize_out(ctx, *out, empty);
-  }
-  ETKIT_ASSIGN_OR_RETURN(size_t dim, dim_arg(ctx, dim_value, ref->dim()));
-  Shape shape;
-  for (size_t d = 0; d < ref->dim(); ++d) shape.push_back(d == dim ? 0 : ref->size(d));
-  for (const Tensor* t : args[0]->tensor_list) {
-    if (t->dim() == 1 && t->numel() == 0) continue;
-    if (t->dim() != ref->dim()) return ctx.fail("tensors must have the same rank");
-    for (size_t d = 0; d < t->dim(); ++d) {
-      if (d != dim && t->size(d) != ref->size(d)) return ctx.fail("sizes must match except in dim " + std::to_string(dim));
-    }
-    shape[dim] += t->size(dim);
-  }
+// arange.out: (end, out, ret)
+Status arange_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
+  return arange(ctx, int_scalar(0), *args[0], int_scalar(1), *out);
+}
+
+// arange.start_out: (start, end, step, out, ret)
+Status arange_start_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  return arange(ctx, *args[0], *args[1], *args[2], *out);
+}
+
+// masked_fill.Scalar_out: (self, mask, value, out, ret): out = where(mask,
+// value, self), self and mask broadcast together.
+Status masked_fill_scalar_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * mask, tensor_arg(ctx, *args[1], "mask"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  if (mask->dtype() != ScalarType::kBool) return ctx.fail("mask must be a bool tensor, not " + dtype_name(mask->dtype()));
+  ETKIT_ASSIGN_OR_RETURN(ElementBytes value, scalar_bytes(ctx, *args[2], out->dtype(), "value"));
+  ETKIT_ASSIGN_OR_RETURN(Shape shape, broadcast_shape(ctx, self->sizes(), mask->sizes()));
   ETKIT_TRY(resize_out(ctx, *out, shape));
-  // Copy each input into the slab of out it occupies (a view of out).
-  int64_t at = 0;
-  for (const Tensor* t : args[0]->tensor_list) {
-    if (t->dim() == 1 && t->numel() == 0) continue;
-    if (!out->is_contiguous()) return ctx.fail("out must be contiguous");
-    // Elements of the slab: out offset = at * stride(dim) + logical offsets.
-    StridedView src = StridedView::of(*t);
-    int64_t index[kMaxRank] = {};
-    const int64_t n = t->numel();
-    const size_t elem = out->element_size();
-    int64_t src_off = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t dst = at * out->strides()[dim];
-      src_off = src.offset;
-      for (size_t d = 0; d < t->dim(); ++d) {
-        dst += index[d] * out->strides()[d];
-        src_off += index[d] * src.strides[d];
-      }
-      if (t->dtype() == out->dtype()) {
-        std::memcpy(static_cast<uint8_t*>(out->data()) + dst * int64_t(elem),
-                    static_cast<const uint8_t*>(t->data()) + src_off * int64_t(elem), elem);
-      } else {
-        store_as<double>(out->dtype(), out->data(), dst, load_as<double>(t->dtype(), t->data(), src_off));
-      }
-      for (size_t d = t->dim(); d-- > 0;) {
-        if (++index[d] < t->size(d)) break;
-        index[d] = 0;
-      }
-    }
-    at += t->size(dim);
-  }
+  const View src = View::of(*self), dst = View::of(*out), m = View::of(*mask);
+  const size_t e = dst.element_size;
+  for_each_broadcast(*out, *self, *mask, [&](int64_t o, int64_t s, int64_t k) {
+    std::memcpy(dst.at(o), *m.at(k) != 0 ? value.bytes : src.at(s), e);
+  });
   return {};
 }
 
@@ -108,8 +169,17 @@ Status cat_out(KernelContext& ctx, std::span<EValue* const> args) {
 void add_fill_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::full.out", full_out, 4, {2}});
   table.push_back({"aten::full_like.out", full_like_out, 5, {3}});
+  table.push_back({"aten::zeros.out", constant_out(0), 3, {1}});
+  table.push_back({"aten::ones.out", constant_out(1), 3, {1}});
+  table.push_back({"aten::zeros_like.out", constant_like_out(0), 4, {2}});
+  table.push_back({"aten::ones_like.out", constant_like_out(1), 4, {2}});
+  table.push_back({"aten::fill.Scalar_out", fill_scalar_out, 4, {2}});
+  table.push_back({"aten::fill.Tensor_out", fill_tensor_out, 4, {2}});
+  table.push_back({"aten::empty.out", empty_out, 4, {2}});
   table.push_back({"aten::scalar_tensor.out", scalar_tensor_out, 3, {1}});
-  table.push_back({"aten::cat.out", cat_out, 4, {2}});
+  table.push_back({"aten::arange.out", arange_out, 3, {1}});
+  table.push_back({"aten::arange.start_out", arange_start_out, 5, {3}});
+  table.push_back({"aten::masked_fill.Scalar_out", masked_fill_scalar_out, 5, {3}});
 }
 
 }  // namespace etkit::rt::kernels

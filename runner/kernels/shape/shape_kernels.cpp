@@ -5,9 +5,61 @@ namespace etkit::rt::kernels {
 
 std::vector<KernelInfo> shape_kernels() {
   std::vector<KernelInfo> table;
-  add_view_kernels(table);
+  add_reshape_kernels(table);
+  add_permute_kernels(table);
+  add_expand_kernels(table);
+  add_clone_kernels(table);
+  add_slice_kernels(table);
+  add_split_kernels(table);
+  add_cat_kernels(table);
+  add_pad_kernels(table);
+  add_index_kernels(table);
+  add_gather_kernels(table);
   add_fill_kernels(table);
+  add_flip_kernels(table);
   return table;
+}
+
+std::string dtype_name(ScalarType t) { return std::string(scalar_type_name(int(t))); }
+
+std::string list_string(std::span<const int64_t> items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + std::to_string(items[i]);
+  return s + "]";
+}
+
+Status check_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out) {
+  if (self.dtype() != out.dtype()) {
+    return ctx.fail("out has dtype " + dtype_name(out.dtype()) + ", expected " + dtype_name(self.dtype()));
+  }
+  return {};
+}
+
+Result<std::span<Tensor* const>> tensor_list_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
+  if (v.tag != Tag::kTensorList) {
+    return ctx.fail(std::string(what) + " must be a tensor list, not " + std::string(tag_name(v.tag)));
+  }
+  for (size_t i = 0; i < v.tensor_list.size(); ++i) {
+    if (v.tensor_list[i] == nullptr) return ctx.fail(std::string(what) + "[" + std::to_string(i) + "] is None");
+  }
+  return v.tensor_list;
+}
+
+Status check_memory_format(KernelContext& ctx, const EValue& v) {
+  if (v.is_none()) return {};
+  if (v.tag != Tag::kInt) return ctx.fail("memory_format must be an int or None, not " + std::string(tag_name(v.tag)));
+  // c10::MemoryFormat: 0 Contiguous, 1 Preserve, 2 ChannelsLast, 3 ChannelsLast3d.
+  if (v.i != 0 && v.i != 1) {
+    return ctx.fail("memory_format " + std::to_string(v.i) + " is not supported (only contiguous or preserve)");
+  }
+  return {};
+}
+
+Status check_index_dtype(KernelContext& ctx, const Tensor& index, std::string_view what) {
+  if (index.dtype() != ScalarType::kLong && index.dtype() != ScalarType::kInt) {
+    return ctx.fail(std::string(what) + " must be int64 or int32, not " + dtype_name(index.dtype()));
+  }
+  return {};
 }
 
 }  // namespace etkit::rt::kernels

@@ -1,9 +1,144 @@
 #include "runner/kernels/shape/strided_copy.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
 
 namespace etkit::rt::kernels {
+
+// ---- View ------------------------------------------------------------------
+
+View View::of(const Tensor& t) {
+  View v;
+  v.data = static_cast<uint8_t*>(const_cast<void*>(t.data()));
+  v.dtype = t.dtype();
+  v.element_size = t.element_size();
+  for (size_t d = 0; d < t.dim(); ++d) {
+    v.sizes.push_back(t.size(d));
+    v.strides.push_back(t.strides()[d]);
+  }
+  return v;
+}
+
+int64_t View::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+View View::select(size_t dim, int64_t index) const {
+  View v = *this;
+  v.offset += index * strides[dim];
+  v.sizes = Shape();
+  v.strides = Shape();
+  for (size_t d = 0; d < rank(); ++d) {
+    if (d == dim) continue;
+    v.sizes.push_back(sizes[d]);
+    v.strides.push_back(strides[d]);
+  }
+  return v;
+}
+
+View View::narrow(size_t dim, int64_t start, int64_t length, int64_t step) const {
+  View v = *this;
+  v.offset += start * strides[dim];
+  v.sizes[dim] = length;
+  v.strides[dim] = strides[dim] * step;
+  return v;
+}
+
+View View::flipped(size_t dim) const {
+  View v = *this;
+  if (sizes[dim] > 0) v.offset += (sizes[dim] - 1) * strides[dim];
+  v.strides[dim] = -strides[dim];
+  return v;
+}
+
+View View::with_broadcast_dim(size_t dim, int64_t size) const {
+  View v = *this;
+  v.sizes = Shape();
+  v.strides = Shape();
+  for (size_t d = 0; d <= rank(); ++d) {
+    if (d == dim) {
+      v.sizes.push_back(size);
+      v.strides.push_back(0);
+    }
+    if (d < rank()) {
+      v.sizes.push_back(sizes[d]);
+      v.strides.push_back(strides[d]);
+    }
+  }
+  return v;
+}
+
 namespace {
+
+// ---- Walking two views of one shape ----------------------------------------
+
+// Two views over the same sizes, with size-1 dims dropped and neighbouring
+// dims merged where both views step through them as one (rank >= 1).
+struct Walk {
+  size_t rank = 0;
+  int64_t sizes[kMaxRank];
+  int64_t dst[kMaxRank];
+  int64_t src[kMaxRank];
+};
+
+Walk coalesce(const Shape& sizes, const Shape& dst, const Shape& src) {
+  Walk w;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
+    if (w.rank > 0 && w.dst[w.rank - 1] == dst[d] * sizes[d] && w.src[w.rank - 1] == src[d] * sizes[d]) {
+      w.sizes[w.rank - 1] *= sizes[d];
+      w.dst[w.rank - 1] = dst[d];
+      w.src[w.rank - 1] = src[d];
+      continue;
+    }
+    w.sizes[w.rank] = sizes[d];
+    w.dst[w.rank] = dst[d];
+    w.src[w.rank] = src[d];
+    ++w.rank;
+  }
+  if (w.rank == 0) {  // a single element
+    w.sizes[0] = 1;
+    w.dst[0] = w.src[0] = 1;
+    w.rank = 1;
+  }
+  return w;
+}
+
+// Calls fn(dst_offset, src_offset) for every index of the first `rank` dims
+// of w, row-major (once when rank is 0).
+template <typename F>
+void walk_outer(const Walk& w, size_t rank, int64_t od, int64_t os, F&& fn) {
+  int64_t index[kMaxRank] = {};
+  for (;;) {
+    fn(od, os);
+    size_t d = rank;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++index[d] < w.sizes[d]) {
+        od += w.dst[d];
+        os += w.src[d];
+        break;
+      }
+      od -= w.dst[d] * (w.sizes[d] - 1);
+      os -= w.src[d] * (w.sizes[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+// Calls fn(dst_offset, src_offset) for every element, in logical order.
+template <typename F>
+void walk_elements(const Walk& w, int64_t od, int64_t os, F&& fn) {
+  const size_t inner = w.rank - 1;
+  const int64_t n = w.sizes[inner], sd = w.dst[inner], ss = w.src[inner];
+  walk_outer(w, inner, od, os, [&](int64_t d, int64_t s) {
+    for (int64_t j = 0; j < n; ++j) fn(d + j * sd, s + j * ss);
+  });
+}
 
 // Advances a row-major odometer over `sizes`, keeping `offset` in step.
 inline void advance(int64_t* index, const Shape& sizes, const Shape& strides, int64_t& offset) {
@@ -17,102 +152,254 @@ inline void advance(int64_t* index, const Shape& sizes, const Shape& strides, in
   }
 }
 
-// The copy loop for one element type (same dtype on both sides).
-template <typename T>
-void copy_elements(const StridedView& view, const Shape& out_sizes, const Shape& out_strides, int64_t n, void* out) {
-  int64_t src_index[kMaxRank] = {}, dst_index[kMaxRank] = {};
-  int64_t src = view.offset, dst = 0;
-  const T* in = static_cast<const T*>(view.data);
-  T* o = static_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) {
-    o[dst] = in[src];
-    advance(src_index, view.sizes, view.strides, src);
-    advance(dst_index, out_sizes, out_strides, dst);
-  }
-}
-
-// 2-D views into a contiguous out, in 32x32 tiles: a transpose then touches
-// each source cache line once per tile instead of once per element.
-template <typename T>
-void copy_tiled_2d(const StridedView& view, void* out) {
-  constexpr int64_t kTile = 32;
-  const int64_t rows = view.sizes[0], cols = view.sizes[1];
-  const int64_t rs = view.strides[0], cs = view.strides[1];
-  const T* in = static_cast<const T*>(view.data) + view.offset;
-  T* o = static_cast<T*>(out);
-  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
-    const int64_t i1 = std::min(rows, i0 + kTile);
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const int64_t j1 = std::min(cols, j0 + kTile);
-      for (int64_t i = i0; i < i1; ++i) {
-        for (int64_t j = j0; j < j1; ++j) o[i * cols + j] = in[i * rs + j * cs];
-      }
-    }
-  }
-}
-
-// Whether the view walks memory contiguously in logical order from its offset.
-bool dense_in_logical_order(const StridedView& view) {
+// Whether the view's elements are consecutive in memory in logical order.
+bool dense(const View& v) {
   int64_t expected = 1;
-  for (size_t d = view.sizes.size(); d-- > 0;) {
-    if (view.sizes[d] != 1 && view.strides[d] != expected) return false;
-    expected *= view.sizes[d];
+  for (size_t d = v.rank(); d-- > 0;) {
+    if (v.sizes[d] == 1) continue;
+    if (v.strides[d] != expected) return false;
+    expected *= v.sizes[d];
   }
   return true;
 }
 
+// `v` (dense) re-described with `sizes` (same numel), row-major.
+View reshaped(const View& v, const Shape& sizes) {
+  View r = v;
+  r.sizes = sizes;
+  r.strides = Shape(sizes.size());
+  int64_t stride = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    r.strides[d] = stride;
+    stride *= sizes[d] == 0 ? 1 : sizes[d];
+  }
+  return r;
+}
+
+template <size_t N>
+inline void copy_one(uint8_t* dst, const uint8_t* src) {
+  std::memcpy(dst, src, N);
+}
+
+// Same dtype, same shape: whole runs by memcpy where both are dense along
+// the innermost dim, else element by element (in 32x32 tiles over the two
+// inner dims, so that a transpose touches each cache line once per tile).
+template <size_t N>
+void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src, int64_t os) {
+  const size_t r = w.rank;
+  const int64_t n = w.sizes[r - 1];
+  if (w.dst[r - 1] == 1 && w.src[r - 1] == 1) {
+    walk_outer(w, r - 1, od, os, [&](int64_t d, int64_t s) {
+      std::memcpy(dst + d * int64_t(N), src + s * int64_t(N), size_t(n) * N);
+    });
+    return;
+  }
+  if (r >= 2) {
+    constexpr int64_t kTile = 32;
+    const int64_t rows = w.sizes[r - 2];
+    const int64_t drs = w.dst[r - 2], dcs = w.dst[r - 1], srs = w.src[r - 2], scs = w.src[r - 1];
+    walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
+      for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+        const int64_t i1 = std::min(rows, i0 + kTile);
+        for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+          const int64_t j1 = std::min(n, j0 + kTile);
+          for (int64_t i = i0; i < i1; ++i) {
+            for (int64_t j = j0; j < j1; ++j) {
+              copy_one<N>(dst + (d + i * drs + j * dcs) * int64_t(N), src + (s + i * srs + j * scs) * int64_t(N));
+            }
+          }
+        }
+      }
+    });
+    return;
+  }
+  walk_elements(w, od, os, [&](int64_t d, int64_t s) { copy_one<N>(dst + d * int64_t(N), src + s * int64_t(N)); });
+}
+
+// Calls fn(dst_offset, src_offset) for every element of two views of the
+// same numel (their shapes may differ).
+template <typename F>
+void walk_pair(const View& dst, const View& src, F&& fn) {
+  if (std::equal(dst.sizes.begin(), dst.sizes.end(), src.sizes.begin(), src.sizes.end())) {
+    walk_elements(coalesce(dst.sizes, dst.strides, src.strides), dst.offset, src.offset, fn);
+    return;
+  }
+  int64_t di[kMaxRank] = {}, si[kMaxRank] = {};
+  int64_t d = dst.offset, s = src.offset;
+  const int64_t n = dst.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    fn(d, s);
+    advance(di, dst.sizes, dst.strides, d);
+    advance(si, src.sizes, src.strides, s);
+  }
+}
+
+// ---- Dtype conversion ------------------------------------------------------
+
+template <typename T>
+inline auto load_value(const uint8_t* p) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return std::is_same_v<T, Half> ? half_to_float(bits) : bfloat16_to_float(bits);
+  } else {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  }
+}
+
+template <typename T, typename V>
+inline void store_value(uint8_t* p, V v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    const float f = static_cast<float>(v);
+    const uint16_t bits = std::is_same_v<T, Half> ? float_to_half(f) : float_to_bfloat16(f);
+    std::memcpy(p, &bits, 2);
+  } else {
+    const T t = static_cast<T>(v);
+    std::memcpy(p, &t, sizeof(T));
+  }
+}
+
+Status convert_view(KernelContext& ctx, const View& dst, const View& src) {
+  bool handled = false;
+  dispatch_all_types(src.dtype, [&](auto s_tag) {
+    using S = decltype(s_tag);
+    handled = dispatch_all_types(dst.dtype, [&](auto d_tag) {
+      using D = decltype(d_tag);
+      const size_t es = src.element_size, ed = dst.element_size;
+      walk_pair(dst, src, [&](int64_t d, int64_t s) {
+        store_value<D>(dst.data + d * int64_t(ed), load_value<S>(src.data + s * int64_t(es)));
+      });
+    });
+  });
+  if (!handled) {
+    return ctx.fail("cannot convert " + std::string(scalar_type_name(int(src.dtype))) + " to " +
+                    std::string(scalar_type_name(int(dst.dtype))));
+  }
+  return {};
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 }  // namespace
 
-Status copy_into(KernelContext& ctx, const StridedView& view, Tensor& out) {
-  const int64_t n = view.numel();
-  if (n != out.numel()) {
-    return ctx.fail("cannot copy " + std::to_string(n) + " elements into out of " + std::to_string(out.numel()));
+Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
+  const int64_t n = src_in.numel();
+  if (n != dst_in.numel()) {
+    return ctx.fail("cannot copy " + std::to_string(n) + " elements into " + std::to_string(dst_in.numel()));
   }
   if (n == 0) return {};
-  Shape out_sizes, out_strides;
-  for (size_t d = 0; d < out.dim(); ++d) {
-    out_sizes.push_back(out.size(d));
-    out_strides.push_back(out.strides()[d]);
+  // Different shapes: bring one side to the other's shape when it is dense.
+  View dst = dst_in, src = src_in;
+  if (!std::equal(dst.sizes.begin(), dst.sizes.end(), src.sizes.begin(), src.sizes.end())) {
+    if (dense(src)) {
+      src = reshaped(src, dst.sizes);
+    } else if (dense(dst)) {
+      dst = reshaped(dst, src.sizes);
+    }
   }
-  if (view.dtype == out.dtype()) {
-    const size_t elem = out.element_size();
-    // Same logical order on both sides and both dense: one memcpy.
-    if (out.is_contiguous() && dense_in_logical_order(view)) {
-      std::memcpy(out.data(), static_cast<const uint8_t*>(view.data) + view.offset * int64_t(elem), size_t(n) * elem);
-      return {};
-    }
-    if (view.sizes.size() == 2 && out.is_contiguous()) {
-      switch (elem) {
-        case 1: copy_tiled_2d<uint8_t>(view, out.data()); return {};
-        case 2: copy_tiled_2d<uint16_t>(view, out.data()); return {};
-        case 4: copy_tiled_2d<uint32_t>(view, out.data()); return {};
-        case 8: copy_tiled_2d<uint64_t>(view, out.data()); return {};
-        default: break;
-      }
-    }
-    switch (elem) {
-      case 1: copy_elements<uint8_t>(view, out_sizes, out_strides, n, out.data()); return {};
-      case 2: copy_elements<uint16_t>(view, out_sizes, out_strides, n, out.data()); return {};
-      case 4: copy_elements<uint32_t>(view, out_sizes, out_strides, n, out.data()); return {};
-      case 8: copy_elements<uint64_t>(view, out_sizes, out_strides, n, out.data()); return {};
+  if (dst.dtype != src.dtype) return convert_view(ctx, dst, src);
+  const bool same_shape = std::equal(dst.sizes.begin(), dst.sizes.end(), src.sizes.begin(), src.sizes.end());
+  if (same_shape) {
+    const Walk w = coalesce(dst.sizes, dst.strides, src.strides);
+    switch (dst.element_size) {
+      case 1: copy_same_shape<1>(w, dst.data, dst.offset, src.data, src.offset); return {};
+      case 2: copy_same_shape<2>(w, dst.data, dst.offset, src.data, src.offset); return {};
+      case 4: copy_same_shape<4>(w, dst.data, dst.offset, src.data, src.offset); return {};
+      case 8: copy_same_shape<8>(w, dst.data, dst.offset, src.data, src.offset); return {};
       default: break;
     }
   }
-  // Different dtypes (or unusual element sizes): convert element by element.
-  int64_t src_index[kMaxRank] = {}, dst_index[kMaxRank] = {};
-  int64_t src = view.offset, dst = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (view.dtype == out.dtype()) {
-      const size_t elem = out.element_size();
-      std::memcpy(static_cast<uint8_t*>(out.data()) + dst * int64_t(elem),
-                  static_cast<const uint8_t*>(view.data) + src * int64_t(elem), elem);
-    } else {
-      store_as<double>(out.dtype(), out.data(), dst, load_as<double>(view.dtype, view.data, src));
-    }
-    advance(src_index, view.sizes, view.strides, src);
-    advance(dst_index, out_sizes, out_strides, dst);
-  }
+  const size_t e = dst.element_size;
+  walk_pair(dst, src, [&](int64_t d, int64_t s) { std::memcpy(dst.at(d), src.at(s), e); });
   return {};
+}
+
+Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, ScalarType dtype, std::string_view what) {
+  if (!value.is_scalar()) {
+    return ctx.fail(std::string(what) + " must be a scalar, not " + std::string(tag_name(value.tag)));
+  }
+  // Messages are built only on failure: a successful call allocates nothing.
+  enum class Problem { kNone, kOverflow, kFraction } problem = Problem::kNone;
+  ElementBytes out;
+  const bool handled = dispatch_all_types(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    out.size = sizeof(T);
+    constexpr bool kFloating = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+    if (value.tag == Tag::kBool || std::is_same_v<T, bool>) {
+      store_value<T>(out.bytes, value.tag == Tag::kBool ? value.b : value.scalar_as_double() != 0);
+    } else if constexpr (kFloating) {
+      const double v = value.scalar_as_double();
+      double max = std::numeric_limits<float>::max();
+      if constexpr (std::is_same_v<T, Half>) max = 65504.0;
+      if constexpr (std::is_same_v<T, BFloat16>) max = 3.3895313892515355e38;
+      if constexpr (std::is_same_v<T, double>) max = std::numeric_limits<double>::max();
+      if (std::isfinite(v) && std::fabs(v) > max) {
+        problem = Problem::kOverflow;
+        return;
+      }
+      store_value<T>(out.bytes, v);
+    } else {
+      // Integer types: [lowest, 2^digits) holds exactly the representable values.
+      constexpr int kDigits = std::numeric_limits<T>::digits;
+      if (value.tag == Tag::kInt) {
+        const int64_t v = value.i;
+        bool fits;
+        if constexpr (std::is_signed_v<T>) {
+          fits = v >= int64_t(std::numeric_limits<T>::min()) && v <= int64_t(std::numeric_limits<T>::max());
+        } else {
+          fits = v >= 0 && uint64_t(v) <= uint64_t(std::numeric_limits<T>::max());
+        }
+        if (!fits) {
+          problem = Problem::kOverflow;
+          return;
+        }
+        store_value<T>(out.bytes, v);
+      } else {
+        const double v = value.d;
+        const double lo = std::is_signed_v<T> ? -std::ldexp(1.0, kDigits) : 0.0;
+        if (!std::isfinite(v) || v < lo || v >= std::ldexp(1.0, kDigits)) {
+          problem = Problem::kOverflow;
+          return;
+        }
+        if (std::trunc(v) != v) {
+          problem = Problem::kFraction;
+          return;
+        }
+        store_value<T>(out.bytes, v);
+      }
+    }
+  });
+  const std::string type_name(scalar_type_name(int(dtype)));
+  if (!handled) return ctx.fail("unsupported dtype " + type_name);
+  if (problem == Problem::kNone) return out;
+  const std::string shown = value.tag == Tag::kDouble ? format_number(value.d) : std::to_string(value.i);
+  if (problem == Problem::kFraction) {
+    return ctx.fail(std::string(what) + " " + shown + " has a fractional part and cannot be stored in " + type_name);
+  }
+  return ctx.fail(std::string(what) + " " + shown + " cannot be converted to " + type_name + " without overflow");
+}
+
+void fill_view(const View& dst, const ElementBytes& value) {
+  const int64_t n = dst.numel();
+  if (n == 0) return;
+  const size_t e = dst.element_size;
+  if (dense(dst)) {
+    uint8_t* p = dst.at(dst.offset);
+    if (std::all_of(value.bytes, value.bytes + e, [](uint8_t b) { return b == 0; })) {
+      std::memset(p, 0, size_t(n) * e);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * e, value.bytes, e);
+    return;
+  }
+  const Walk w = coalesce(dst.sizes, dst.strides, dst.strides);
+  walk_elements(w, dst.offset, dst.offset, [&](int64_t d, int64_t) { std::memcpy(dst.at(d), value.bytes, e); });
 }
 
 }  // namespace etkit::rt::kernels

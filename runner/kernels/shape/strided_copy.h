@@ -1,39 +1,60 @@
-// The one primitive behind the view/copy kernels: a strided view of a
-// tensor's memory (sizes, element strides, offset) whose elements, in
-// logical row-major order, are copied into `out`'s logical row-major order,
-// whatever out's dim order, converting the dtype when they differ.
-// permute/transpose/expand/select/slice only build the view.
+// The primitive behind the shape kernels: a strided window on a tensor's
+// memory (a View), and copies and fills between views. A view's elements are
+// visited in logical row-major order over its sizes; element `index` lives
+// at data + (offset + sum index[d] * strides[d]) * element_size. Strides come
+// from each tensor's own dim order (pte_spec.md §4.3), so every kernel built
+// on views works for any dim order on inputs and outputs alike; permute,
+// transpose, expand, select, slice, flip, ... only rearrange a view. Strides
+// may be 0 (broadcast) or negative (flip).
 #pragma once
 
 #include "runner/kernels/elementwise.h"
 
 namespace etkit::rt::kernels {
 
-struct StridedView {
-  const void* data = nullptr;
+struct View {
+  uint8_t* data = nullptr;  // the tensor's memory (not owned)
   ScalarType dtype = ScalarType::kFloat;
+  size_t element_size = 4;
   int64_t offset = 0;  // in elements
   Shape sizes;
-  Shape strides;
+  Shape strides;  // in elements
 
-  static StridedView of(const Tensor& t) {
-    StridedView v;
-    v.data = t.data();
-    v.dtype = t.dtype();
-    for (size_t d = 0; d < t.dim(); ++d) {
-      v.sizes.push_back(t.size(d));
-      v.strides.push_back(t.strides()[d]);
-    }
-    return v;
-  }
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t s : sizes) n *= s;
-    return n;
-  }
+  // The whole tensor in logical order.
+  static View of(const Tensor& t);
+  size_t rank() const { return sizes.size(); }
+  int64_t numel() const;
+  // Address of the element `off` elements from data.
+  uint8_t* at(int64_t off) const { return data + off * int64_t(element_size); }
+
+  // Views that share the memory (callers check dims and bounds).
+  View select(size_t dim, int64_t index) const;  // drops dim
+  View narrow(size_t dim, int64_t start, int64_t length, int64_t step = 1) const;
+  View flipped(size_t dim) const;
+  // Inserts a dim of `size` with stride 0 (a broadcast) before `dim`.
+  View with_broadcast_dim(size_t dim, int64_t size) const;
 };
 
-// Copies numel(view) elements into out (already resized; same numel).
-Status copy_into(KernelContext& ctx, const StridedView& view, Tensor& out);
+// Copies src's elements, in logical order, into dst's logical order: the
+// two may differ in shape (view_copy) but not in numel. Converts the dtype
+// when the two differ (load as the source type, static_cast to the
+// destination; half/bfloat16 via float, bool as != 0).
+Status copy_view(KernelContext& ctx, const View& dst, const View& src);
+
+// One element's bytes in a given dtype (for fills).
+struct ElementBytes {
+  uint8_t bytes[16] = {};
+  size_t size = 0;
+};
+
+// Converts a Scalar (Int, Double or Bool) to one element of `dtype`, as
+// PyTorch's checked scalar cast: an integer out of the type's range, or a
+// finite float beyond a float type's range, is an error; so is a Double
+// with a fractional part for an integer dtype (stricter than PyTorch,
+// which truncates). Any value converts to Bool (nonzero is true).
+Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, ScalarType dtype, std::string_view what);
+
+// Writes `value` into every element of dst.
+void fill_view(const View& dst, const ElementBytes& value);
 
 }  // namespace etkit::rt::kernels

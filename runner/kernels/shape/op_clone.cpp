@@ -1,0 +1,110 @@
+// Same-shape copies into out's own dim order: clone, the dim-order ops
+// (_clone_dim_order, _to_dim_order_copy), _to_copy and copy. The ones
+// named "to" also convert to out's dtype. An NCHW input copied into a
+// channels-last out (dim order 0,2,3,1) is transposed in memory.
+#include "runner/kernels/shape/shape_ops.h"
+
+namespace etkit::rt::kernels {
+namespace {
+
+Status copy_same_shape(KernelContext& ctx, const Tensor& self, Tensor& out, bool converts) {
+  if (!converts) ETKIT_TRY(check_same_dtype(ctx, self, out));
+  ETKIT_TRY(resize_out(ctx, out, self.sizes()));
+  return copy_view(ctx, View::of(out), View::of(self));
+}
+
+// An int[]? dim_order: None, or a permutation of self's dims equal to out's
+// dim order (the memory planner lays out `out` that way).
+Status check_dim_order(KernelContext& ctx, const EValue& v, const Tensor& self, const Tensor& out) {
+  if (v.is_none()) return {};
+  ETKIT_ASSIGN_OR_RETURN(auto order, ctx.int_list(v, "dim_order"));
+  bool seen[kMaxRank] = {};
+  bool permutation = order.size() == self.dim();
+  for (size_t i = 0; permutation && i < order.size(); ++i) {
+    permutation = order[i] >= 0 && order[i] < int64_t(self.dim()) && !seen[size_t(order[i])];
+    if (permutation) seen[size_t(order[i])] = true;
+  }
+  if (!permutation) {
+    return ctx.fail("dim_order " + list_string(order) + " is not a permutation of the " + std::to_string(self.dim()) +
+                    " dims of self");
+  }
+  const auto od = out.dim_order();
+  if (!std::equal(order.begin(), order.end(), od.begin(), od.end(), [](int64_t a, uint8_t b) { return a == b; })) {
+    int64_t have[kMaxRank];
+    for (size_t i = 0; i < od.size(); ++i) have[i] = od[i];
+    return ctx.fail("dim_order " + list_string(order) + " does not match out's dim order " +
+                    list_string(std::span<const int64_t>(have, od.size())));
+  }
+  return {};
+}
+
+// (self, memory_format?, out, ret)
+Status clone_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_TRY(check_memory_format(ctx, *args[1]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  return copy_same_shape(ctx, *self, *out, false);
+}
+
+// (self, non_blocking, dim_order?, out, ret): _clone_dim_order and
+// _to_dim_order_copy (converts).
+KernelFn dim_order_copy(bool converts) {
+  return [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(bool non_blocking, bool_arg(ctx, *args[1], "non_blocking"));
+    (void)non_blocking;  // host copies are synchronous
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+    ETKIT_TRY(check_dim_order(ctx, *args[2], *self, *out));
+    return copy_same_shape(ctx, *self, *out, converts);
+  };
+}
+
+// (self, non_blocking, memory_format?, out, ret)
+Status to_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(bool non_blocking, bool_arg(ctx, *args[1], "non_blocking"));
+  (void)non_blocking;
+  ETKIT_TRY(check_memory_format(ctx, *args[2]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  return copy_same_shape(ctx, *self, *out, true);
+}
+
+// (self, src, non_blocking, out, ret): src broadcast to self's shape and
+// converted to self's dtype.
+Status copy_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * src, tensor_arg(ctx, *args[1], "src"));
+  ETKIT_ASSIGN_OR_RETURN(bool non_blocking, bool_arg(ctx, *args[2], "non_blocking"));
+  (void)non_blocking;
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  const size_t rank = self->dim();
+  bool fits = src->dim() <= rank;
+  for (size_t d = 0; fits && d < src->dim(); ++d) {
+    const int32_t s = src->size(d), want = self->size(rank - src->dim() + d);
+    fits = s == want || s == 1;
+  }
+  if (!fits) return ctx.fail("src " + src->shape_string() + " cannot be broadcast to self " + self->shape_string());
+  View from = View::of(*src);
+  while (from.rank() < rank) from = from.with_broadcast_dim(0, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    if (from.sizes[d] != self->size(d)) {
+      from.sizes[d] = self->size(d);
+      from.strides[d] = 0;
+    }
+  }
+  ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+  return copy_view(ctx, View::of(*out), from);
+}
+
+}  // namespace
+
+void add_clone_kernels(std::vector<KernelInfo>& table) {
+  table.push_back({"aten::clone.out", clone_out, 4, {2}});
+  table.push_back({"dim_order_ops::_clone_dim_order.out", dim_order_copy(false), 5, {3}});
+  table.push_back({"dim_order_ops::_to_dim_order_copy.out", dim_order_copy(true), 5, {3}});
+  table.push_back({"aten::_to_copy.out", to_copy_out, 5, {3}});
+  table.push_back({"aten::copy.out", copy_out, 5, {3}});
+}
+
+}  // namespace etkit::rt::kernels

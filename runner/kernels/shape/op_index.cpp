@@ -1,0 +1,294 @@
+// index.Tensor_out: PyTorch's advanced indexing, self[indices...].
+//
+// indices is a Tensor?[] list; entry k indexes the next dim(s) of self:
+//   None          the dim is kept whole;
+//   int64/int32   one dim, by value (negative counts from the end);
+//   bool/uint8    a mask over as many dims as it has, equal to nonzero(mask)
+//                 (one index tensor of shape [count] per masked dim).
+// Dims after the last entry are kept whole. All index tensors broadcast to
+// one shape B. If the indexed dims are adjacent, B replaces them in place
+// (x[:, idx] of [2, 5] with idx [3] gives [2, 3]); otherwise B comes first,
+// followed by the kept dims (x[idx, :, idx] of [4, 5, 6] gives [3, 5]).
+// One int index tensor and no mask takes a fast path: one block copy per
+// index value.
+#include <algorithm>
+#include <iterator>
+
+#include "runner/kernels/shape/shape_ops.h"
+
+namespace etkit::rt::kernels {
+namespace {
+
+// What indexes one dim of self.
+struct Slot {
+  const Tensor* tensor = nullptr;  // nullptr: the dim is kept whole
+  bool mask = false;
+  size_t component = 0;  // masks: which dim of the mask this slot follows
+  size_t cursor = 0;     // masks: its MaskCursor
+};
+
+// Finds the k-th true element of a mask (logical row-major order),
+// resuming from the previous answer when k does not go backwards.
+class MaskCursor {
+ public:
+  void reset(const Tensor& mask) {
+    view_ = View::of(mask);
+    count_ = 0;
+    for_each_index(view_.sizes, [&](const int64_t* i) { count_ += is_set(i) ? 1 : 0; });
+    rewind();
+  }
+  int64_t count() const { return count_; }
+  // Logical coordinates of the k-th true element (k < count).
+  const int64_t* find(int64_t k) {
+    if (k < k_) rewind();
+    while (k_ < k) {
+      step();
+      while (!is_set(index_)) step();
+      ++k_;
+    }
+    return index_;
+  }
+
+ private:
+  bool is_set(const int64_t* i) const { return *view_.at(offset_at(i, view_.strides)) != 0; }
+  void rewind() {
+    std::fill(std::begin(index_), std::end(index_), 0);
+    k_ = -1;
+    // Position on "before the first element": step() moves to (0, ..., 0).
+    started_ = false;
+  }
+  void step() {
+    if (!started_) {
+      started_ = true;
+      return;
+    }
+    for (size_t d = view_.rank(); d-- > 0;) {
+      if (++index_[d] < view_.sizes[d]) return;
+      index_[d] = 0;
+    }
+  }
+  View view_;
+  int64_t count_ = 0;
+  int64_t k_ = -1;
+  bool started_ = false;
+  int64_t index_[kMaxRank] = {};
+};
+
+struct Plan {
+  size_t rank = 0;  // of self
+  Slot slots[kMaxRank];
+  MaskCursor cursors[kMaxRank];
+  size_t num_indexed = 0;
+  size_t first = 0, last = 0;  // first and last indexed dims
+  bool adjacent = true;
+  Shape broadcast;  // B
+  size_t b_start = 0;  // where B sits in out
+};
+
+// The shape an index slot contributes to the broadcast.
+Shape slot_shape(const Plan& plan, const Slot& slot) {
+  Shape s;
+  if (slot.mask) {
+    s.push_back(plan.cursors[slot.cursor].count());
+  } else {
+    for (int32_t v : slot.tensor->sizes()) s.push_back(v);
+  }
+  return s;
+}
+
+Status make_plan(KernelContext& ctx, const Tensor& self, std::span<Tensor* const> indices, Plan& plan) {
+  plan.rank = self.dim();
+  size_t used = 0, masks = 0;
+  auto too_many = [&]() {
+    return ctx.fail("too many indices for a tensor of rank " + std::to_string(plan.rank));
+  };
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const Tensor* t = indices[k];
+    if (t == nullptr) {
+      if (used >= plan.rank) return too_many();
+      ++used;
+      continue;
+    }
+    const ScalarType type = t->dtype();
+    if (type == ScalarType::kBool || type == ScalarType::kByte) {
+      if (t->dim() == 0) return ctx.fail("indices[" + std::to_string(k) + "] is a 0-dim mask, which is not supported");
+      if (used + t->dim() > plan.rank) return too_many();
+      for (size_t j = 0; j < t->dim(); ++j) {
+        if (t->size(j) != self.size(used + j)) {
+          return ctx.fail("mask indices[" + std::to_string(k) + "] of shape " + t->shape_string() +
+                          " does not match self " + self.shape_string() + " at dim " + std::to_string(used + j));
+        }
+      }
+      plan.cursors[masks].reset(*t);
+      for (size_t j = 0; j < t->dim(); ++j) plan.slots[used + j] = Slot{t, true, j, masks};
+      ++masks;
+      used += t->dim();
+    } else if (type == ScalarType::kLong || type == ScalarType::kInt) {
+      if (used >= plan.rank) return too_many();
+      plan.slots[used++] = Slot{t, false, 0, 0};
+    } else {
+      return ctx.fail("indices[" + std::to_string(k) + "] must be an int64, int32 or bool tensor, not " + dtype_name(type));
+    }
+  }
+  // Which dims are indexed, and are they one block?
+  for (size_t d = 0; d < plan.rank; ++d) {
+    if (!plan.slots[d].tensor) continue;
+    if (plan.num_indexed == 0) plan.first = d;
+    plan.last = d;
+    ++plan.num_indexed;
+  }
+  if (plan.num_indexed == 0) return {};
+  plan.adjacent = plan.last - plan.first + 1 == plan.num_indexed;
+  // Broadcast the index shapes (right-aligned, size 1 stretches).
+  for (size_t d = plan.first; d <= plan.last; ++d) {
+    if (!plan.slots[d].tensor) continue;
+    const Shape s = slot_shape(plan, plan.slots[d]);
+    Shape& b = plan.broadcast;
+    if (s.size() > b.size()) {
+      Shape wider;
+      for (size_t i = 0; i < s.size() - b.size(); ++i) wider.push_back(1);
+      for (int64_t v : b) wider.push_back(v);
+      b = wider;
+    }
+    const size_t shift = b.size() - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t& have = b[shift + i];
+      if (have == s[i] || s[i] == 1) continue;
+      if (have != 1) {
+        return ctx.fail("index shapes cannot be broadcast together: " + list_string(b) + " and " + list_string(s));
+      }
+      have = s[i];
+    }
+  }
+  plan.b_start = plan.adjacent ? plan.first : 0;
+  return {};
+}
+
+// Every int index value must be in [-size, size) for the dim it indexes.
+Status check_index_values(KernelContext& ctx, const Tensor& self, const Plan& plan) {
+  Status status;
+  for (size_t d = 0; d < plan.rank && status; ++d) {
+    const Slot& slot = plan.slots[d];
+    if (!slot.tensor || slot.mask) continue;
+    const View v = View::of(*slot.tensor);
+    for_each_index(v.sizes, [&](const int64_t* i) {
+      int64_t value = load_index(*slot.tensor, offset_at(i, v.strides));
+      const int64_t original = value;
+      if (status && !wrap_index(value, self.size(d))) {
+        status = ctx.fail("index " + std::to_string(original) + " is out of range for dimension " + std::to_string(d) +
+                          " of size " + std::to_string(self.size(d)));
+      }
+    });
+  }
+  return status;
+}
+
+// One int index tensor on dim d: out[pre, i..., post] = self[pre, idx[i...], post].
+Status single_index(KernelContext& ctx, const Tensor& self, const Plan& plan, Tensor& out) {
+  const size_t d = plan.first;
+  const Tensor& index = *plan.slots[d].tensor;
+  const View src = View::of(self), dst_all = View::of(out), idx = View::of(index);
+  const size_t ir = index.dim();
+  // out without the index dims [d, d + ir): the block one index value fills.
+  View block = dst_all;
+  block.sizes = Shape();
+  block.strides = Shape();
+  for (size_t k = 0; k < dst_all.rank(); ++k) {
+    if (k >= d && k < d + ir) continue;
+    block.sizes.push_back(dst_all.sizes[k]);
+    block.strides.push_back(dst_all.strides[k]);
+  }
+  Status status;
+  for_each_index(idx.sizes, [&](const int64_t* i) {
+    if (!status) return;
+    int64_t value = load_index(index, offset_at(i, idx.strides));
+    wrap_index(value, self.size(d));  // checked before
+    View dst = block;
+    for (size_t k = 0; k < ir; ++k) dst.offset += i[k] * dst_all.strides[d + k];
+    status = copy_view(ctx, dst, src.select(d, value));
+  });
+  return status;
+}
+
+// The general case: each out element looks up its source element.
+void gather_elements(const Tensor& self, Plan& plan, Tensor& out) {
+  const View src = View::of(self), dst = View::of(out);
+  const size_t nb = plan.broadcast.size();
+  const size_t e = src.element_size;
+  for_each_index(dst.sizes, [&](const int64_t* c) {
+    const int64_t* b = c + plan.b_start;  // coordinates in B
+    int64_t from = src.offset;
+    size_t kept = 0;  // kept dims seen so far
+    for (size_t d = 0; d < plan.rank; ++d) {
+      const Slot& slot = plan.slots[d];
+      int64_t coord;
+      if (!slot.tensor) {
+        // Kept dim: its place in out.
+        if (plan.adjacent) {
+          coord = d < plan.first ? c[d] : c[d - plan.num_indexed + nb];
+        } else {
+          coord = c[nb + kept];
+        }
+        ++kept;
+      } else if (slot.mask) {
+        MaskCursor& cursor = plan.cursors[slot.cursor];
+        const int64_t k = cursor.count() == 1 ? 0 : b[nb - 1];
+        coord = cursor.find(k)[slot.component];
+      } else {
+        const Tensor& t = *slot.tensor;
+        const size_t shift = nb - t.dim();
+        int64_t off = 0;
+        for (size_t j = 0; j < t.dim(); ++j) {
+          if (t.size(j) != 1) off += b[shift + j] * t.strides()[j];
+        }
+        coord = load_index(t, off);
+        if (coord < 0) coord += self.size(d);
+      }
+      from += coord * src.strides[d];
+    }
+    std::memcpy(dst.at(dst.offset + offset_at(c, dst.strides)), src.at(from), e);
+  });
+}
+
+// (self, indices, out, ret)
+Status index_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  const EValue& list = *args[1];
+  if (list.tag != Tag::kOptionalTensorList && list.tag != Tag::kTensorList) {
+    return ctx.fail("indices must be a list of optional tensors, not " + std::string(tag_name(list.tag)));
+  }
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  Plan plan;
+  ETKIT_TRY(make_plan(ctx, *self, list.tensor_list, plan));
+  if (plan.num_indexed == 0) {  // nothing indexed: a copy
+    ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+    return copy_view(ctx, View::of(*out), View::of(*self));
+  }
+  ETKIT_TRY(check_index_values(ctx, *self, plan));
+  Shape shape;
+  const size_t out_rank = plan.rank - plan.num_indexed + plan.broadcast.size();
+  if (out_rank > kMaxRank) return ctx.fail("the result would have rank " + std::to_string(out_rank) + ", over 16");
+  if (!plan.adjacent) {
+    for (int64_t v : plan.broadcast) shape.push_back(v);
+  }
+  for (size_t d = 0; d < plan.rank; ++d) {
+    if (plan.adjacent && d == plan.first) {
+      for (int64_t v : plan.broadcast) shape.push_back(v);
+    }
+    if (!plan.slots[d].tensor) shape.push_back(self->size(d));
+  }
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  if (out->numel() == 0) return {};
+  if (plan.num_indexed == 1 && !plan.slots[plan.first].mask) return single_index(ctx, *self, plan, *out);
+  gather_elements(*self, plan, *out);
+  return {};
+}
+
+}  // namespace
+
+void add_index_kernels(std::vector<KernelInfo>& table) {
+  table.push_back({"aten::index.Tensor_out", index_tensor_out, 4, {2}});
+}
+
+}  // namespace etkit::rt::kernels
