@@ -80,6 +80,14 @@ Result<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path) 
   out->path_ = path;
   if (path == "-") {
     out->stream_ = stdout;
+    out->in_place_ = true;
+    return out;
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    out->stream_ = std::fopen(path.c_str(), "wb");
+    if (out->stream_ == nullptr) return io_error(path, "cannot open for writing: " + errno_text());
+    out->in_place_ = true;
     return out;
   }
   out->temp_path_ = path + ".etkit-tmp-XXXXXX";
@@ -97,21 +105,25 @@ Result<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path) 
 OutputFile::~OutputFile() {
   if (stream_ != nullptr && stream_ != stdout) {
     std::fclose(stream_);
-    if (!committed_) ::unlink(temp_path_.c_str());
+    if (!committed_ && !in_place_) ::unlink(temp_path_.c_str());
   }
 }
 
 Status OutputFile::write(ByteSpan bytes) {
   if (bytes.empty()) return {};
-  if (std::fwrite(bytes.data(), 1, bytes.size(), stream_) != bytes.size()) {
-    return io_error(path_, "cannot write: " + errno_text());
-  }
+  if (std::fwrite(bytes.data(), 1, bytes.size(), stream_) != bytes.size()) return write_error();
   return {};
 }
 
+Error OutputFile::write_error() const {
+  if (errno == EPIPE) return Error{ErrorKind::kBrokenPipe, path_, {}, "broken pipe"};
+  return io_error(path_, "cannot write: " + errno_text());
+}
+
 Status OutputFile::commit() {
-  if (stream_ == stdout) {
-    if (std::fflush(stdout) != 0) return io_error(path_, "cannot write: " + errno_text());
+  if (in_place_) {
+    if (std::fflush(stream_) != 0) return write_error();
+    committed_ = true;
     return {};
   }
   if (std::fflush(stream_) != 0 || std::ferror(stream_)) return io_error(path_, "cannot write: " + errno_text());

@@ -43,7 +43,9 @@ class InputFile {
 };
 
 // An output file that appears under its final name only on commit().
-// "-" writes to standard output (then commit() only flushes).
+// "-" writes to standard output (then commit() only flushes); so do paths
+// that exist and are not regular files (/dev/stdout, /dev/null, FIFOs), which
+// are written in place: renaming over them would replace the device entry.
 class OutputFile {
  public:
   static Result<std::unique_ptr<OutputFile>> create(const std::string& path);
@@ -58,10 +60,12 @@ class OutputFile {
 
  private:
   OutputFile() = default;
+  Error write_error() const;
   std::string path_;
   std::string temp_path_;
   std::FILE* stream_ = nullptr;
   bool committed_ = false;
+  bool in_place_ = false;  // stdout or a non-regular file: no temp file
 };
 
 // Writes `bytes` to `path` atomically.

@@ -3,6 +3,7 @@
 // not check nesting; callers emit well-formed sequences.
 #pragma once
 
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -73,11 +74,15 @@ class JsonWriter {
 
   void flush() {
     if (!buffer_.empty()) {
-      if (std::fwrite(buffer_.data(), 1, buffer_.size(), out_) != buffer_.size()) failed_ = true;
+      if (std::fwrite(buffer_.data(), 1, buffer_.size(), out_) != buffer_.size()) {
+        failed_ = true;
+        broken_pipe_ = broken_pipe_ || errno == EPIPE;
+      }
       buffer_.clear();
     }
   }
   bool failed() const { return failed_ || std::ferror(out_); }
+  bool broken_pipe() const { return broken_pipe_; }
 
  private:
   static constexpr size_t kFlushAt = 1 << 20;
@@ -144,6 +149,7 @@ class JsonWriter {
   bool first_ = true;
   bool after_key_ = false;
   bool failed_ = false;
+  bool broken_pipe_ = false;
 };
 
 }  // namespace etkit

@@ -16,6 +16,7 @@ enum class ErrorKind {
   kIo,           // the file system refused (open, read, write, rename)
   kUsage,        // the caller asked for something impossible
   kRuntime,      // a kernel failed while executing
+  kBrokenPipe,   // the reader of our output went away (e.g. `| head`): not a failure
 };
 
 struct Error {

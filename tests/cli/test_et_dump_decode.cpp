@@ -207,3 +207,25 @@ TEST_CASE("the ET02 program is refused with the identifier found and supported",
   check_one_line_error(r, path.string());
   CHECK(r.err.find("program identifier 'ET02' is not supported (supported: ET12)") != std::string::npos);
 }
+
+TEST_CASE("special output files are written in place and a closed pipe ends quietly", "[cli]") {
+  const auto& f = demo_files();
+  // -o /dev/null must not replace the device with a regular file.
+  auto r = test::run_tool("et-dump-decode", q(f.etdp) + " -o /dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK_FALSE(std::filesystem::is_regular_file("/dev/null"));
+  // A FIFO gets the same JSON as a regular file does.
+  REQUIRE(test::run_tool("et-dump-decode", q(f.etdp) + " -o " + q(f.dir / "decoded-for-fifo.json")).exit_code == 0);
+  const auto dir = test::scratch_dir();
+  const auto fifo = dir / "fifo";
+  REQUIRE(test::run_shell("mkfifo " + q(fifo)).exit_code == 0);
+  auto through = test::run_shell("cat " + q(fifo) + " > " + q(dir / "got.json") + " & " + std::string(ETKIT_TOOLS_DIR) +
+                                 "/et-dump-decode " + q(f.etdp) + " -o " + q(fifo) + "; wait");
+  CHECK(through.exit_code == 0);
+  CHECK(test::read_bytes(dir / "got.json") == test::read_bytes(f.dir / "decoded-for-fifo.json"));
+  CHECK(std::filesystem::is_fifo(fifo));
+  // `| head -c 10` closes the pipe early: no error message, exit 0.
+  auto head = test::run_shell(std::string(ETKIT_TOOLS_DIR) + "/et-dump-decode " + q(f.etdp) + " --jsonl | head -c 10");
+  CHECK(head.err.empty());
+  CHECK(head.out.size() == 10);
+}

@@ -31,6 +31,8 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Result<in
     return kExitBadInput;
   }
   Result<int> result = body();
+  // A reader that stopped early (`| head`) is not an error: end quietly.
+  if (!result && result.error().kind == ErrorKind::kBrokenPipe) return kExitOk;
   if (!result) {
     print_error(app.get_name(), result.error());
     return exit_code_for(result.error());

@@ -153,6 +153,7 @@ Result<const ::etdump::ETDump*> verified_etdump(ByteSpan file, const DecodeOptio
 
 Status finish(JsonWriter& w) {
   w.flush();
+  if (w.broken_pipe()) return Error{ErrorKind::kBrokenPipe, "<stdout>", {}, "broken pipe"};
   if (w.failed()) return io_error("<stdout>", "cannot write the output");
   return {};
 }
