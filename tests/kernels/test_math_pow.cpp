@@ -47,7 +47,7 @@ TEST_CASE("pow of an int tensor by a float exponent promotes to float", "[math][
         "aten::pow.Tensor_Scalar_out: integers to negative integer powers are not allowed");
 }
 
-TEST_CASE("pow.Tensor_Tensor_out broadcasts; negative integer exponents", "[math][pow]") {
+TEST_CASE("pow.Tensor_Tensor_out broadcasts and negative integer exponents", "[math][pow]") {
   KernelHarness h;
   auto base = h.tensor<int32_t>(ScalarType::kInt, {2, 1}, {2, 3});
   auto exps = h.tensor<int32_t>(ScalarType::kInt, {3}, {0, 1, 3});

@@ -111,7 +111,7 @@ TEST_CASE("mean over dims, keepdim, the dtype argument", "[math][reduce]") {
         "aten::mean.out: dtype must be floating point, not LONG");
 }
 
-TEST_CASE("mean of an empty dim is NaN; mean.dtype_out averages everything", "[math][reduce]") {
+TEST_CASE("mean of an empty dim is NaN and mean.dtype_out averages everything", "[math][reduce]") {
   KernelHarness h;
   auto empty = h.tensor<float>(ScalarType::kFloat, {0, 2}, {});
   auto out = h.out(ScalarType::kFloat, {2});
@@ -148,7 +148,7 @@ TEST_CASE("var and var.correction", "[math][reduce]") {
         "aten::var.out: self must be floating point, not INT");
 }
 
-TEST_CASE("amax and amin keep self's dtype; NaN wins", "[math][reduce]") {
+TEST_CASE("amax and amin keep self's dtype and NaN wins", "[math][reduce]") {
   KernelHarness h;
   auto x = h.tensor<float>(ScalarType::kFloat, {2, 3}, {1, 7, -2, 4, NAN, 0});
   auto out = h.out(ScalarType::kFloat, {3});
@@ -187,7 +187,7 @@ TEST_CASE("amax errors", "[math][reduce]") {
   REQUIRE(h.call("aten::amax.out", {x, h.int_list({1}), h.boolean(false), none, none}).ok());
 }
 
-TEST_CASE("argmax and argmin along a dim; first of equal values wins", "[math][reduce]") {
+TEST_CASE("argmax and argmin along a dim and first of equal values wins", "[math][reduce]") {
   KernelHarness h;
   auto v = h.tensor<float>(ScalarType::kFloat, {2, 3}, {1, 5, 5, 7, 2, -1});
   auto out = h.out(ScalarType::kLong, {2});
@@ -200,7 +200,7 @@ TEST_CASE("argmax and argmin along a dim; first of equal values wins", "[math][r
   CHECK(h.data<int64_t>(cols) == std::vector<int64_t>{1, 0, 0});
 }
 
-TEST_CASE("argmax over None is the flat position; keepdim keeps rank", "[math][reduce]") {
+TEST_CASE("argmax over None is the flat position and keepdim keeps rank", "[math][reduce]") {
   KernelHarness h;
   auto v = h.tensor<int32_t>(ScalarType::kInt, {2, 3}, {1, 5, 5, 7, 2, -1});
   auto flat = h.out(ScalarType::kLong, {});
@@ -309,7 +309,7 @@ TEST_CASE("cumsum along a dim, negative dims, dtype", "[math][reduce]") {
   CHECK(h.data<int64_t>(counts) == std::vector<int64_t>{1, 1, 2});
 }
 
-TEST_CASE("cumsum reads non-contiguous input; errors", "[math][reduce]") {
+TEST_CASE("cumsum reads non-contiguous input and errors", "[math][reduce]") {
   KernelHarness h;
   // Logical [[1, 2, 3], [4, 5, 6]] stored with dim order (1, 0).
   auto x = h.tensor<float>(ScalarType::kFloat, {2, 3}, {1, 4, 2, 5, 3, 6}, {1, 0});

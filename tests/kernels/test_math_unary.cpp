@@ -157,7 +157,7 @@ TEST_CASE("sign: -1, 0, 1 and NaN stays NaN", "[math][unary]") {
   CHECK(h.data<int32_t>(oi) == std::vector<int32_t>{-1, 0, 1});
 }
 
-TEST_CASE("logical_not into any out dtype; NaN counts as true", "[math][unary]") {
+TEST_CASE("logical_not into any out dtype and NaN counts as true", "[math][unary]") {
   KernelHarness h;
   auto x = h.tensor<float>(ScalarType::kFloat, {3}, {0.0f, 2.0f, NAN});
   auto ob = h.out(ScalarType::kBool, {3});
