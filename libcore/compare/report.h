@@ -1,0 +1,41 @@
+// A comparison report as data (columns, rows of typed cells, summary lines)
+// and its four renderings. Tables and Markdown round numbers for reading;
+// CSV and JSON keep every digit (shortest round-trip form).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "libcore/support/result.h"
+
+namespace etkit::compare {
+
+// Empty (no value), text, integer, real number.
+using Cell = std::variant<std::monostate, std::string, int64_t, double>;
+
+struct Report {
+  std::string command;               // "outputs", "intermediates", "tensors", "perf"
+  std::vector<std::string> columns;  // snake_case names, also the JSON keys
+  std::vector<std::vector<Cell>> rows;
+  std::vector<std::pair<std::string, Cell>> summary;  // e.g. {"verdict", "outside tolerance"}
+};
+
+enum class Format { kTable, kCsv, kJson, kMarkdown };
+
+// "table", "csv", "json", "markdown".
+Result<Format> parse_format(std::string_view name);
+
+// Writes `report` to `out`. CSV holds the rows only (the verdict is the exit
+// code); JSON is {"format": "etkit.compare/1", "command", "columns", "rows":
+// [{column: value}], "summary": {...}} with NaN and infinities as the
+// strings "nan", "inf", "-inf".
+Status render(const Report& report, Format format, std::FILE* out);
+
+// A number as tables show it: 6 significant digits, "nan", "inf", "-inf".
+std::string format_number(double value);
+
+}  // namespace etkit::compare
