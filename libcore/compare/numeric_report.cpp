@@ -11,7 +11,10 @@ std::string note_of(const PairResult& r) {
   if (r.status == PairStatus::kCompared) {
     if (r.metrics.nan_in_reference) parts.push_back(std::to_string(r.metrics.nan_in_reference) + " NaN in reference");
     if (r.metrics.nan_in_candidate) parts.push_back(std::to_string(r.metrics.nan_in_candidate) + " NaN in candidate");
-    for (const auto& t : r.crossed) parts.push_back("crosses " + t);
+    for (const auto& t : r.crossed) {
+      parts.push_back(std::string(metric_name(t.metric)) + " " + format_number(metric_value(r.metrics, t.metric)) +
+                      " crosses " + t.text());
+    }
     if (r.crossed.empty() && !r.metrics.allclose) {
       parts.push_back(std::to_string(r.metrics.mismatches) + " of " + std::to_string(r.metrics.numel) + " elements not close");
     }

@@ -22,7 +22,7 @@ PairResult compare_pair(const TensorValues* reference, const TensorValues* candi
     r.failed = !r.metrics.allclose;
   } else {
     for (const Threshold& t : criteria.thresholds) {
-      if (t.crossed_by(r.metrics)) r.crossed.push_back(t.text());
+      if (t.crossed_by(r.metrics)) r.crossed.push_back(t);
     }
     r.failed = !r.crossed.empty();
   }

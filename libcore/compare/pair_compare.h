@@ -33,7 +33,7 @@ struct PairResult {
   bool dtype_differs = false;  // compared all the same, as doubles
   Metrics metrics;             // meaningful only when compared
   bool failed = false;
-  std::vector<std::string> crossed;  // Threshold::text() of every threshold crossed
+  std::vector<Threshold> crossed;  // every threshold crossed, in the criteria's order
 };
 
 // Either pointer may be null (that side has no tensor), not both.

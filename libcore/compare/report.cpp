@@ -24,7 +24,7 @@ std::string cell_text(const Cell& cell, bool exact) {
   return "";
 }
 
-bool right_aligned(const Cell& cell) { return std::holds_alternative<int64_t>(cell) || std::holds_alternative<double>(cell); }
+bool is_number(const Cell& cell) { return std::holds_alternative<int64_t>(cell) || std::holds_alternative<double>(cell); }
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -47,7 +47,9 @@ std::string markdown_field(const std::string& s) {
 }
 
 void render_table(const Report& report, std::string& out) {
+  // Columns holding numbers are right-aligned, header included.
   std::vector<size_t> width(report.columns.size());
+  std::vector<bool> right(report.columns.size(), false);
   for (size_t c = 0; c < report.columns.size(); ++c) width[c] = report.columns[c].size();
   std::vector<std::vector<std::string>> text;
   for (const auto& row : report.rows) {
@@ -55,23 +57,23 @@ void render_table(const Report& report, std::string& out) {
     for (size_t c = 0; c < report.columns.size(); ++c) {
       text.back().push_back(c < row.size() ? cell_text(row[c], false) : "");
       width[c] = std::max(width[c], text.back().back().size());
+      if (c < row.size() && is_number(row[c])) right[c] = true;
     }
   }
-  auto line = [&](const std::vector<std::string>& cells, const std::vector<Cell>* row) {
+  auto line = [&](const std::vector<std::string>& cells) {
     std::string l;
     for (size_t c = 0; c < cells.size(); ++c) {
       const size_t pad = width[c] - cells[c].size();
-      const bool right = row && c < row->size() && right_aligned((*row)[c]);
       if (c) l += "  ";
-      if (right) l.append(pad, ' ');
+      if (right[c]) l.append(pad, ' ');
       l += cells[c];
-      if (!right && c + 1 < cells.size()) l.append(pad, ' ');
+      if (!right[c] && c + 1 < cells.size()) l.append(pad, ' ');
     }
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + '\n';
   };
-  line(report.columns, nullptr);
-  for (size_t r = 0; r < text.size(); ++r) line(text[r], &report.rows[r]);
+  line(report.columns);
+  for (const auto& cells : text) line(cells);
   if (!report.summary.empty()) out += '\n';
   for (const auto& [key, value] : report.summary) out += key + ": " + cell_text(value, false) + '\n';
 }

@@ -188,7 +188,7 @@ TEST_CASE("pairs: shapes, dtypes, missing sides, thresholds", "[et-compare][metr
   const PairResult crossed = compare_pair(&a, &c, loose);
   CHECK(crossed.failed);
   REQUIRE(crossed.crossed.size() == 1);
-  CHECK(crossed.crossed[0] == "mse>0.1");
+  CHECK(crossed.crossed[0].text() == "mse>0.1");
   Criteria looser;
   looser.thresholds = {*parse_threshold("snr<10")};
   CHECK_FALSE(compare_pair(&a, &c, looser).failed);
