@@ -37,11 +37,6 @@ struct NumericOptions {
   NumericReportOptions report;
 };
 
-struct Outcome {
-  Report report;
-  bool failed = false;  // outside tolerance / a threshold crossed
-};
-
 // Program outputs against one .npy per output, in order.
 Result<Outcome> compare_outputs_with_npy(const RunFiles& run, const std::vector<std::string>& references,
                                          const NumericOptions& options);

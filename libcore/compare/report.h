@@ -24,6 +24,13 @@ struct Report {
   std::vector<std::pair<std::string, Cell>> summary;  // e.g. {"verdict", "outside tolerance"}
 };
 
+// A report and the check's result: outside tolerance, a threshold crossed,
+// a performance gate failed.
+struct Outcome {
+  Report report;
+  bool failed = false;
+};
+
 enum class Format { kTable, kCsv, kJson, kMarkdown };
 
 // "table", "csv", "json", "markdown".

@@ -118,6 +118,18 @@ MannWhitney mann_whitney_u(std::span<const double> baseline, std::span<const dou
   return r;
 }
 
+std::vector<bool> holm_reject(std::span<const double> p_values, double alpha) {
+  std::vector<size_t> order(p_values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<bool> reject(p_values.size(), false);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!(p_values[order[i]] < alpha / double(order.size() - i))) break;
+    reject[order[i]] = true;
+  }
+  return reject;
+}
+
 std::string_view statistic_name(Statistic statistic) {
   switch (statistic) {
     case Statistic::kP50: return "p50";

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace etkit::compare {
 
@@ -23,6 +24,11 @@ struct MannWhitney {
 // correction (as scipy.stats.mannwhitneyu with use_continuity=True). With
 // an empty side, or every value tied, all p-values are 1.
 MannWhitney mann_whitney_u(std::span<const double> baseline, std::span<const double> candidate);
+
+// Holm-Bonferroni: which of the hypotheses with these p-values are rejected
+// at family-wise error rate `alpha` (sorted ascending, the i-th smallest,
+// 0-based, is compared with alpha / (m - i) until one fails).
+std::vector<bool> holm_reject(std::span<const double> p_values, double alpha);
 
 // The statistic a timing is summarised by.
 enum class Statistic { kP50, kAvg, kMin };

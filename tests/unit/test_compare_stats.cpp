@@ -136,3 +136,12 @@ TEST_CASE("bootstrap ratio interval: degenerate, shifted, same, reproducible", "
     CHECK(both.ratio == 1.0);
   }
 }
+
+TEST_CASE("holm-bonferroni rejects step by step", "[et-compare][stats]") {
+  // m = 3, alpha 0.05: 0.01 < 0.05/3 rejects; then 0.03 is not < 0.05/2: stop.
+  CHECK(holm_reject(std::vector<double>{0.01, 0.04, 0.03}, 0.05) == std::vector<bool>{true, false, false});
+  // 0.001 < 0.0167, 0.02 < 0.025, 0.04 < 0.05: all three.
+  CHECK(holm_reject(std::vector<double>{0.04, 0.001, 0.02}, 0.05) == std::vector<bool>{true, true, true});
+  CHECK(holm_reject(std::vector<double>{0.05}, 0.05) == std::vector<bool>{false});
+  CHECK(holm_reject(std::vector<double>{}, 0.05).empty());
+}

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "libcore/compare/commands.h"
+#include "libcore/compare/perf.h"
 #include "libcore/compare/report.h"
 #include "libcore/compare/threshold.h"
 #include "libcore/support/file.h"
@@ -35,7 +36,25 @@ struct Options {
   RunFiles against;
   // tensors
   std::string tensor_a, tensor_b;
+  // perf
+  PerfFiles perf;
+  std::string fail_if_slower;
+  std::string statistic = "p50";
+  std::string gate = "total";
+  std::string time_unit = "ms";
+  PerfOptions perf_options;
 };
+
+Result<PerfOptions> perf_options(const Options& o) {
+  PerfOptions out = o.perf_options;
+  if (!o.fail_if_slower.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(double fraction, parse_percent(o.fail_if_slower));
+    out.fail_if_slower = fraction;
+  }
+  out.statistic = o.statistic == "avg" ? Statistic::kAvg : o.statistic == "min" ? Statistic::kMin : Statistic::kP50;
+  out.gate = o.gate == "events" ? Gate::kEvents : Gate::kTotal;
+  return out;
+}
 
 Result<NumericOptions> numeric_options(const NumericFlags& flags) {
   NumericOptions out;
@@ -114,7 +133,35 @@ int main(int argc, char** argv) {
   add_numeric_flags(tensors, o.numeric);
   add_output_flags(tensors, o);
 
+  auto* perf = app.add_subcommand("perf", "timings of two profiles, event by event, with a statistical slowdown gate");
+  perf->add_option("--baseline", o.perf.baseline, "ETDump of the baseline runs")->required();
+  perf->add_option("--candidate", o.perf.candidate, "ETDump of the candidate runs")->required();
+  perf->add_option("--fail-if-slower", o.fail_if_slower,
+                   "exit 1 when slower by more than this percentage (e.g. 5%) with the given confidence");
+  perf->add_option("--gate", o.gate, "what the gate watches: total (Method::execute) or events (every event, Holm-corrected)")
+      ->check(CLI::IsMember({"total", "events"}))
+      ->capture_default_str();
+  perf->add_option("--metric", o.statistic, "statistic shown and bootstrapped: p50, avg or min")
+      ->check(CLI::IsMember({"p50", "avg", "min"}))
+      ->capture_default_str();
+  perf->add_option("--confidence", o.perf_options.confidence, "confidence of the test and of the ratio interval")
+      ->capture_default_str();
+  perf->add_option("--seed", o.perf_options.seed, "bootstrap seed (results are reproducible)")->capture_default_str();
+  perf->add_option("--resamples", o.perf_options.resamples, "bootstrap resamples")->capture_default_str();
+  perf->add_option("--warmup", o.perf.warmup, "drop this many samples (runs) from the front of every event")
+      ->capture_default_str();
+  perf->add_option("--time-unit", o.time_unit, "unit of the durations shown (the ETDump is read as ns): ns, us, ms or s")
+      ->check(CLI::IsMember({"ns", "us", "ms", "s"}))
+      ->capture_default_str();
+  add_output_flags(perf, o);
+
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
+    if (perf->parsed()) {
+      ETKIT_ASSIGN_OR_RETURN(PerfOptions options, perf_options(o));
+      o.perf.unit = *inspect::parse_time_scale(o.time_unit);
+      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_perf_files(o.perf, options));
+      return emit(outcome, o);
+    }
     ETKIT_ASSIGN_OR_RETURN(NumericOptions numeric, numeric_options(o.numeric));
     if (outputs->parsed()) {
       if (o.references.empty() && o.bundle.empty()) {
