@@ -1,0 +1,107 @@
+// Report renderings (table alignment, CSV quoting, Markdown escaping, JSON
+// with non-finite numbers) and instruction locations from ETRecord links.
+#include <cstdio>
+#include <limits>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "libcore/compare/locations.h"
+#include "libcore/compare/report.h"
+
+using namespace etkit;
+using namespace etkit::compare;
+
+namespace {
+
+std::string rendered(const Report& report, Format format) {
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&data, &size);
+  REQUIRE(out != nullptr);
+  const Status s = render(report, format, out);
+  std::fclose(out);
+  std::string text(data, size);
+  std::free(data);
+  REQUIRE(s.ok());
+  return text;
+}
+
+Report sample() {
+  Report r;
+  r.command = "tensors";
+  r.columns = {"value", "n", "mse"};
+  r.rows.push_back({std::string("a, \"b\""), int64_t(3), 0.125});
+  r.rows.push_back({std::string("x|y"), int64_t(12), std::numeric_limits<double>::infinity()});
+  r.rows.push_back({std::string("z"), Cell(), 1.0 / 3});
+  r.summary.emplace_back("verdict", std::string("within tolerance"));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("report: table aligns number columns right, text left", "[et-compare][report]") {
+  CHECK(rendered(sample(), Format::kTable) ==
+        "value    n       mse\n"
+        "a, \"b\"   3     0.125\n"
+        "x|y     12       inf\n"
+        "z           0.333333\n"
+        "\n"
+        "verdict: within tolerance\n");
+}
+
+TEST_CASE("report: csv quotes and keeps every digit, markdown escapes pipes", "[et-compare][report]") {
+  CHECK(rendered(sample(), Format::kCsv) ==
+        "value,n,mse\n"
+        "\"a, \"\"b\"\"\",3,0.125\n"
+        "x|y,12,inf\n"
+        "z,,0.3333333333333333\n");
+  CHECK(rendered(sample(), Format::kMarkdown) ==
+        "| value | n | mse |\n"
+        "|---|---|---|\n"
+        "| a, \"b\" | 3 | 0.125 |\n"
+        "| x\\|y | 12 | inf |\n"
+        "| z |  | 0.333333 |\n"
+        "\n"
+        "- verdict: within tolerance\n");
+}
+
+TEST_CASE("report: json rows keyed by column, empty cells null, infinity as a string", "[et-compare][report]") {
+  const auto doc = nlohmann::json::parse(rendered(sample(), Format::kJson));
+  CHECK(doc["format"] == "etkit.compare/1");
+  CHECK(doc["command"] == "tensors");
+  CHECK(doc["columns"] == nlohmann::json::array({"value", "n", "mse"}));
+  CHECK(doc["rows"][0]["value"] == "a, \"b\"");
+  CHECK(doc["rows"][1]["mse"] == "inf");
+  CHECK(doc["rows"][2]["n"].is_null());
+  CHECK(doc["rows"][2]["mse"].get<double>() == 1.0 / 3);
+  CHECK(doc["summary"]["verdict"] == "within tolerance");
+  CHECK(parse_format("markdown").ok());
+  CHECK_FALSE(parse_format("xml").ok());
+  CHECK(format_number(std::nan("")) == "nan");
+  CHECK(format_number(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(format_number(1234567.0) == "1.23457e+06");
+}
+
+TEST_CASE("locations: module path and source line of an instruction's graph node", "[et-compare][report]") {
+  CHECK(last_source_line("  File \"a/b.py\", line 7, in f\n    x = g()\n  File \"model.py\", line 42, in forward\n"
+                         "    return self.fc(x)\n") == "model.py:42");
+  CHECK(last_source_line("no frames here").empty());
+  CHECK(last_source_line("File \"x.py\", line ?").empty());
+
+  inspect::RecordLinks links;
+  links.debug_handle_map["0"] = inspect::DebugHandles{false, {5}};
+  links.debug_handle_map["1"] = inspect::DebugHandles{true, {9, 6}};
+  links.debug_handle_map["2"] = inspect::DebugHandles{false, {77}};
+  inspect::OpNode conv{"aten_convolution_default_", "aten.convolution.default", 5,
+                       "  File \"model.py\", line 18, in forward\n    return self.conv(x)\n",
+                       std::vector<inspect::ModuleStackEntry>{{"L__self__", "", "M"},
+                                                              {"L__self___conv", "conv", "torch.nn.Conv2d"}}};
+  inspect::OpNode relu{"aten_relu_default_", "aten.relu.default", 6, std::nullopt, std::nullopt};
+  links.op_nodes = {conv, relu};
+  const InstructionLocator locate = locator_from_links(links);
+  CHECK(locate(0, 0) == "conv at model.py:18");
+  CHECK(locate(0, 1) == "aten_relu_default_");  // handle 9 has no node; 6 has one without metadata
+  CHECK(locate(0, 2).empty());
+  CHECK(locate(0, 3).empty());
+}
