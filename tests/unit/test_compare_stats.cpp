@@ -128,6 +128,19 @@ TEST_CASE("bootstrap ratio interval: degenerate, shifted, same, reproducible", "
     CHECK(wide.low <= a.low);
     CHECK(wide.high >= a.high);
   }
+  SECTION("the resampled median matches the Inspector's percentile") {
+    // With a single value per side every resample is that value.
+    const RatioInterval odd = bootstrap_ratio(std::vector<double>{2}, std::vector<double>{3}, Statistic::kP50, 0.95, 1, 10);
+    CHECK(odd.low == 1.5);
+    // Two values per side: medians of resamples are 1, 1.5 or 2 (baseline)
+    // and 4, 5 or 6 (candidate); every ratio lies in [2, 6].
+    const RatioInterval even = bootstrap_ratio(std::vector<double>{1, 2}, std::vector<double>{4, 6}, Statistic::kP50, 0.5, 3, 4000);
+    CHECK(even.ratio == Approx(5.0 / 1.5));
+    CHECK(even.low >= 2.0);
+    CHECK(even.high <= 6.0);
+    CHECK(even.low < even.ratio);
+    CHECK(even.high > even.ratio);
+  }
   SECTION("a zero baseline gives an infinite ratio") {
     const RatioInterval r = bootstrap_ratio(std::vector<double>{0, 0}, std::vector<double>{1, 1}, Statistic::kMin, 0.95, 1, 100);
     CHECK(std::isinf(r.ratio));
