@@ -36,6 +36,16 @@ Result<std::vector<LoggedTensor>> outputs_of(const LoadedRun& run) {
   return std::move(outputs).value();
 }
 
+Result<std::vector<LoggedTensor>> intermediates_of(const LoadedRun& run) {
+  auto values = intermediate_outputs(run.dump, run.buffer_bytes());
+  if (!values) return run.attribute(std::move(values).error());
+  if (values->empty()) {
+    return bad_input("no intermediate outputs logged (record them with et-run --debug-level intermediates)")
+        .at_file(run.file->path());
+  }
+  return std::move(values).value();
+}
+
 Outcome outputs_outcome(const std::vector<LoggedTensor>& outputs, const std::vector<TensorValues>& references,
                         const NumericOptions& options) {
   std::vector<LabeledPair> pairs;
@@ -147,17 +157,9 @@ Result<Outcome> compare_intermediate_runs(const RunFiles& reference, const RunFi
                                           const NumericOptions& options, const InstructionLocator& locator) {
   ETKIT_ASSIGN_OR_RETURN(LoadedRun a, load_run(reference));
   ETKIT_ASSIGN_OR_RETURN(LoadedRun b, load_run(candidate));
-  auto ra = intermediate_outputs(a.dump, a.buffer_bytes());
-  if (!ra) return a.attribute(std::move(ra).error());
-  auto rb = intermediate_outputs(b.dump, b.buffer_bytes());
-  if (!rb) return b.attribute(std::move(rb).error());
-  for (const auto* run : {&a, &b}) {
-    if ((run == &a ? ra : rb)->empty()) {
-      return bad_input("no intermediate outputs logged (record them with et-run --debug-level intermediates)")
-          .at_file(run->file->path());
-    }
-  }
-  IntermediatesComparison comparison = compare_intermediates(*ra, *rb, options.criteria, locator);
+  ETKIT_ASSIGN_OR_RETURN(auto ra, intermediates_of(a));
+  ETKIT_ASSIGN_OR_RETURN(auto rb, intermediates_of(b));
+  IntermediatesComparison comparison = compare_intermediates(ra, rb, options.criteria, locator);
   Outcome out;
   out.failed = comparison.first_divergence.has_value();
   out.report = intermediates_report(comparison, options.criteria, options.report);

@@ -83,8 +83,12 @@ Result<int> emit(const Outcome& outcome, const Options& o) {
 }
 
 void add_numeric_flags(CLI::App* cmd, NumericFlags& f) {
-  cmd->add_option("--rtol", f.rtol, "relative tolerance of the allclose verdict")->capture_default_str();
-  cmd->add_option("--atol", f.atol, "absolute tolerance of the allclose verdict")->capture_default_str();
+  cmd->add_option("--rtol", f.rtol, "relative tolerance of the allclose verdict")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--atol", f.atol, "absolute tolerance of the allclose verdict")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--threshold", f.thresholds,
                   "fail when a metric crosses this bound instead of on allclose, e.g. 'snr<40' or 'mse>1e-3'; "
                   "comma-separated or repeated: any one crossing fails");
