@@ -295,6 +295,8 @@ TEST_CASE("convolution.out errors name the problem", "[kernels][linalg][conv]") 
   CHECK(conv2d_error(h, x, w, h.none(), {1, 1, 1}, {0, 0}, {1, 1}, 1, out) ==
         op + "stride must have 1 or 2 entries, got [1, 1, 1]");
   CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 0, out) == op + "groups must be positive, got 0");
+  CHECK(conv2d_error(h, x, w, h.none(), {int64_t(1) << 62, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "stride [4611686018427387904, 1] has an entry out of the int32 range");
   auto w_empty = h.tensor<float>(ScalarType::kFloat, {4, 2, 0, 2}, {});
   CHECK(conv2d_error(h, x, w_empty, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, out) == op + "weight [4, 2, 0, 2] has an empty kernel");
   CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 2, out) ==
@@ -330,6 +332,10 @@ TEST_CASE("convolution.out errors name the problem", "[kernels][linalg][conv]") 
                                               h.boolean(false), h.int_list({0}), h.integer(1), o1, o1});
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message == op + "stride must have 1 entry for a 1-D convolution, got [1, 1]");
+  bad = h.call("aten::convolution.out", {s, k, h.none(), h.int_list({1}), h.int_list({-(int64_t(1) << 40)}),
+                                         h.int_list({1}), h.boolean(false), h.int_list({0}), h.integer(1), o1, o1});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == op + "padding [-1099511627776] has an entry out of the int32 range");
 }
 
 namespace {

@@ -294,6 +294,9 @@ TEST_CASE("native_group_norm: double, empty batch, errors", "[kernels][linalg][n
   };
   CHECK(fail(x, h.none(), 2, 4, 2, 2, out) == op + "input [1, 4, 2] does not match N 2, C 4, HxW 2");
   CHECK(fail(x, h.none(), 1, 4, 3, 2, out) == op + "input [1, 4, 2] does not match N 1, C 4, HxW 3");
+  // An HxW whose product with N * C would overflow int64.
+  CHECK(fail(x, h.none(), 1, 4, int64_t(1) << 62, 2, out) ==
+        op + "input [1, 4, 2] does not match N 1, C 4, HxW 4611686018427387904");
   CHECK(fail(x, h.none(), 1, 4, 2, 3, out) == op + "C 4 is not divisible by group 3");
   CHECK(fail(x, h.none(), 1, 4, 2, 0, out) == op + "C 4 is not divisible by group 0");
   auto w3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
@@ -312,4 +315,154 @@ TEST_CASE("native_group_norm: double, empty batch, errors", "[kernels][linalg][n
                                                   h.integer(1), h.real(1e-5), oo, m1, r1, h.tensor_list({oo, m1, r1})});
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().message == op + "input with dim order [0, 3, 1, 2] is not supported");
+}
+
+namespace {
+
+// native_batch_norm.out / _native_batch_norm_legit.out:
+// (input, weight?, bias?, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd, ret).
+etkit::Status batch_norm_training(KernelHarness& h, const std::string& op, size_t in, size_t w, size_t b,
+                                  size_t mean, size_t var, bool training, double momentum, size_t out, size_t save_mean,
+                                  size_t save_invstd) {
+  return h.call(op, {in, w, b, mean, var, h.boolean(training), h.real(momentum), h.real(0.0), out, save_mean,
+                     save_invstd, h.tensor_list({out, save_mean, save_invstd})});
+}
+
+}  // namespace
+
+TEST_CASE("native_batch_norm and _native_batch_norm_legit in training use the batch statistics",
+          "[kernels][linalg][norm]") {
+  // [N 2, C 2, L 2]: channel 0 holds {1, 3, 1, 3} (mean 2, biased variance
+  // 1, unbiased 4/3), channel 1 {0, 4, 4, 0} (mean 2, variance 4, unbiased
+  // 16/3). With eps 0, invstd is (1, 0.5); weight (2, 1) and bias (0, 10)
+  // give channel 0 (x - 2) * 2 and channel 1 (x - 2) / 2 + 10.
+  const std::vector<float> xs{1, 3, 0, 4, 1, 3, 4, 0};
+  const std::vector<float> expected{-2, 2, 9, 11, -2, 2, 11, 9};
+  for (const std::string op : {"aten::native_batch_norm.out", "aten::_native_batch_norm_legit.out"}) {
+    INFO(op);
+    KernelHarness h;
+    auto x = h.tensor<float>(ScalarType::kFloat, {2, 2, 2}, xs);
+    auto w = h.tensor<float>(ScalarType::kFloat, {2}, {2, 1});
+    auto b = h.tensor<float>(ScalarType::kFloat, {2}, {0, 10});
+    auto rm = h.tensor<float>(ScalarType::kFloat, {2}, {0, 1});
+    auto rv = h.tensor<float>(ScalarType::kFloat, {2}, {1, 1});
+    auto out = h.out(ScalarType::kFloat, {2, 2, 2});
+    auto save_mean = h.out(ScalarType::kFloat, {2});
+    auto save_invstd = h.out(ScalarType::kFloat, {2});
+    REQUIRE(batch_norm_training(h, op, x, w, b, rm, rv, true, 0.5, out, save_mean, save_invstd).ok());
+    CHECK(h.data<float>(out) == expected);
+    CHECK(h.data<float>(save_mean) == std::vector<float>{2, 2});
+    CHECK(h.data<float>(save_invstd) == std::vector<float>{1, 0.5f});
+    // Momentum 0.5: halfway from (0, 1) to the batch means, and from (1, 1)
+    // to the unbiased variances: 1/2 + 2/3 and 1/2 + 8/3.
+    CHECK(h.data<float>(rm) == std::vector<float>{1, 1.5f});
+    CHECK(h.data<float>(rv)[0] == Approx(7.0 / 6));
+    CHECK(h.data<float>(rv)[1] == Approx(19.0 / 6));
+
+    // Not training: the (updated) running statistics normalise, and the
+    // statistics outs become empty. Channel 0: (x - 1) / sqrt(7/6) * 2.
+    auto o2 = h.out(ScalarType::kFloat, {2, 2, 2});
+    auto m2 = h.out(ScalarType::kFloat, {2}, true);
+    auto s2 = h.out(ScalarType::kFloat, {2}, true);
+    REQUIRE(batch_norm_training(h, op, x, w, b, rm, rv, false, 0.5, o2, m2, s2).ok());
+    CHECK(h.sizes(m2) == std::vector<int32_t>{0});
+    CHECK(h.sizes(s2) == std::vector<int32_t>{0});
+    CHECK(h.data<float>(o2)[1] == Approx((3 - 1) / std::sqrt(7.0 / 6) * 2));
+    CHECK(h.data<float>(o2)[3] == Approx((4 - 1.5) / std::sqrt(19.0 / 6) + 10));
+    CHECK(h.data<float>(rm) == std::vector<float>{1, 1.5f});  // unchanged
+  }
+}
+
+TEST_CASE("native_batch_norm: optional running statistics, no_stats overload, channels-last, double",
+          "[kernels][linalg][norm]") {
+  KernelHarness h;
+  // Training without running statistics: [N 4, C 1] = {1, 1, 3, 3}, mean 2,
+  // variance 1: out = x - 2.
+  auto x = h.tensor<float>(ScalarType::kFloat, {4, 1}, {1, 1, 3, 3});
+  auto out = h.out(ScalarType::kFloat, {4, 1});
+  auto sm = h.out(ScalarType::kFloat, {1});
+  auto si = h.out(ScalarType::kFloat, {1});
+  REQUIRE(batch_norm_training(h, "aten::native_batch_norm.out", x, h.none(), h.none(), h.none(), h.none(), true, 0.1,
+                              out, sm, si).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{-1, -1, 1, 1});
+  CHECK(h.data<float>(sm) == std::vector<float>{2});
+  CHECK(h.data<float>(si) == std::vector<float>{1});
+  // _native_batch_norm_legit.no_stats_out (input, weight?, bias?, training, momentum, eps, out, save_mean, save_invstd, ret).
+  auto b = h.tensor<float>(ScalarType::kFloat, {1}, {5});
+  auto o2 = h.out(ScalarType::kFloat, {4, 1});
+  REQUIRE(h.call("aten::_native_batch_norm_legit.no_stats_out",
+                 {x, h.none(), b, h.boolean(true), h.real(0.1), h.real(0.0), o2, sm, si, h.tensor_list({o2, sm, si})})
+              .ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{4, 4, 6, 6});
+  // Channels-last [N 1, C 2, H 1, W 2]: logical channel 0 = {1, 3}, channel
+  // 1 = {10, 30} (mean 20, variance 100), stored pixel-major.
+  auto xcl = h.tensor<float>(ScalarType::kFloat, {1, 2, 1, 2}, {1, 10, 3, 30}, {0, 2, 3, 1});
+  auto ocl = h.out(ScalarType::kFloat, {1, 2, 1, 2}, false, {0, 2, 3, 1});
+  auto m2 = h.out(ScalarType::kFloat, {2});
+  auto s2 = h.out(ScalarType::kFloat, {2});
+  REQUIRE(batch_norm_training(h, "aten::native_batch_norm.out", xcl, h.none(), h.none(), h.none(), h.none(), true, 0.1,
+                              ocl, m2, s2).ok());
+  CHECK(h.data<float>(ocl) == std::vector<float>{-1, -1, 1, 1});
+  CHECK(h.data<float>(m2) == std::vector<float>{2, 20});
+  CHECK(h.data<float>(s2) == std::vector<float>{1, 0.1f});
+  // float64 with running statistics, rank 4 (N 1, C 1, 2 x 2): {0, 0, 2, 2}.
+  auto dx = h.tensor<double>(ScalarType::kDouble, {1, 1, 2, 2}, {0, 0, 2, 2});
+  auto drm = h.tensor<double>(ScalarType::kDouble, {1}, {0});
+  auto drv = h.tensor<double>(ScalarType::kDouble, {1}, {0});
+  auto dout = h.out(ScalarType::kDouble, {1, 1, 2, 2});
+  auto dm = h.out(ScalarType::kDouble, {1});
+  auto ds = h.out(ScalarType::kDouble, {1});
+  REQUIRE(batch_norm_training(h, "aten::_native_batch_norm_legit.out", dx, h.none(), h.none(), drm, drv, true, 1.0,
+                              dout, dm, ds).ok());
+  CHECK(h.data<double>(dout) == std::vector<double>{-1, -1, 1, 1});
+  CHECK(h.data<double>(drm) == std::vector<double>{1});  // momentum 1: the batch mean
+  CHECK(h.data<double>(drv)[0] == Approx(4.0 / 3));      // and the unbiased variance
+  // An empty batch in training: no statistics to update.
+  auto ex = h.tensor<float>(ScalarType::kFloat, {0, 1}, {});
+  auto rm = h.tensor<float>(ScalarType::kFloat, {1}, {7});
+  auto rv = h.tensor<float>(ScalarType::kFloat, {1}, {9});
+  auto eo = h.out(ScalarType::kFloat, {4, 1}, true);
+  REQUIRE(batch_norm_training(h, "aten::native_batch_norm.out", ex, h.none(), h.none(), rm, rv, true, 0.5, eo, sm, si)
+              .ok());
+  CHECK(h.sizes(eo) == std::vector<int32_t>{0, 1});
+  CHECK(h.data<float>(rm) == std::vector<float>{7});
+  CHECK(h.data<float>(rv) == std::vector<float>{9});
+}
+
+TEST_CASE("native_batch_norm errors", "[kernels][linalg][norm]") {
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {2, 2}, {1, 2, 3, 4});
+  auto c2 = h.tensor<float>(ScalarType::kFloat, {2}, {0, 1});
+  auto out = h.out(ScalarType::kFloat, {2, 2});
+  auto sm = h.out(ScalarType::kFloat, {2});
+  auto si = h.out(ScalarType::kFloat, {2});
+  auto fail = [&](const std::string& op, size_t in, size_t mean, size_t var, bool training, size_t o, size_t m) {
+    auto s = batch_norm_training(h, op, in, h.none(), h.none(), mean, var, training, 0.1, o, m, si);
+    REQUIRE_FALSE(s.ok());
+    return s.error().message;
+  };
+  const std::string nbn = "aten::native_batch_norm.out";
+  CHECK(fail(nbn, x, h.none(), h.none(), false, out, sm) ==
+        nbn + ": running_mean and running_var are required when not training");
+  CHECK(fail(nbn, x, c2, h.none(), true, out, sm) ==
+        nbn + ": running_mean and running_var must both be given or both be None");
+  auto one = h.tensor<float>(ScalarType::kFloat, {1, 2}, {1, 2});
+  auto o1 = h.out(ScalarType::kFloat, {1, 2});
+  CHECK(fail(nbn, one, c2, c2, true, o1, sm) ==
+        nbn + ": expected more than 1 value per channel when training, got input [1, 2]");
+  auto c3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
+  CHECK(fail(nbn, x, c3, c2, true, out, sm) == nbn + ": running_mean [3] must be 1-D with 2 elements (one per channel)");
+  auto dm = h.out(ScalarType::kDouble, {2});
+  CHECK(fail(nbn, x, c2, c2, true, out, dm) == nbn + ": save_mean dtype DOUBLE does not match input dtype FLOAT");
+  auto small = h.out(ScalarType::kFloat, {1});
+  CHECK(fail(nbn, x, c2, c2, true, out, small) == nbn + ": save_mean: cannot resize a static tensor");
+  auto ix = h.tensor<int32_t>(ScalarType::kInt, {2, 2}, {1, 2, 3, 4});
+  CHECK(fail(nbn, ix, c2, c2, true, out, sm) == nbn + ": unsupported dtype INT (float32 or float64 only)");
+  const std::string legit = "aten::_native_batch_norm_legit.out";
+  CHECK(fail(legit, x, h.none(), c2, true, out, sm) == legit + ": running_mean must be a tensor, not None");
+  const std::string no_stats = "aten::_native_batch_norm_legit.no_stats_out";
+  auto s = h.call(no_stats, {x, h.none(), h.none(), h.boolean(false), h.real(0.1), h.real(1e-5), out, sm, si,
+                             h.tensor_list({out, sm, si})});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == no_stats + ": running_mean and running_var are required when not training");
 }

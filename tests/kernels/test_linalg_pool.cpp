@@ -169,6 +169,16 @@ TEST_CASE("max_pool2d_with_indices errors", "[kernels][linalg][pool]") {
   auto bools = h.tensor<bool>(ScalarType::kBool, {1, 1, 1, 1}, {true});
   auto bout = h.out(ScalarType::kBool, {1, 1, 1, 1});
   CHECK(fail(bools, {1, 1}, {1, 1}, {0, 0}, {1, 1}, bout, idx) == op + "unsupported dtype BOOL");
+  // Only the batch may be empty (a window over no pixels has no maximum).
+  auto no_width = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 0}, {});
+  CHECK(fail(no_width, {1, 1}, {1, 1}, {0, 0}, {1, 1}, out, idx) ==
+        op + "input [1, 1, 2, 0] must have non-zero size in its non-batch dimensions");
+  auto no_channels = h.tensor<float>(ScalarType::kFloat, {0, 2, 2}, {});
+  CHECK(fail(no_channels, {1, 1}, {1, 1}, {0, 0}, {1, 1}, out, idx) ==
+        op + "input [0, 2, 2] must have non-zero size in its non-batch dimensions");
+  // Window parameters beyond int32 are refused before any size arithmetic.
+  CHECK(fail(x, {2, 2}, {2, 2}, {0, 0}, {1, int64_t(1) << 40}, out, idx) ==
+        op + "dilation [1, 1099511627776] has an entry out of the int32 range");
 }
 
 TEST_CASE("avg_pool2d: count_include_pad, divisor_override, ceil_mode", "[kernels][linalg][pool]") {

@@ -2,6 +2,7 @@
 // named out argument, and reading (height, width) pairs from int lists.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -36,26 +37,38 @@ inline Status resize_named(KernelContext& ctx, Tensor& t, std::span<const int64_
   return {};
 }
 
+inline Status resize_named(KernelContext& ctx, Tensor& t, std::span<const int32_t> sizes, std::string_view what) {
+  auto s = t.resize(sizes);
+  if (!s) return ctx.fail(std::string(what) + ": " + s.error().message);
+  return {};
+}
+
 // The dtypes the floating-point kernels (normalisation, pooling averages)
 // compute in.
 inline bool is_float_or_double(ScalarType t) { return t == ScalarType::kFloat || t == ScalarType::kDouble; }
+
+// Window parameters (kernel sizes, strides, paddings, dilations) are bounded
+// like tensor sizes, so that output-size arithmetic cannot overflow int64.
+inline Status check_int32_entries(KernelContext& ctx, std::span<const int64_t> list, std::string_view what) {
+  for (int64_t v : list) {
+    if (v < INT32_MIN || v > INT32_MAX) {
+      return ctx.fail(std::string(what) + " " + list_string(list) + " has an entry out of the int32 range");
+    }
+  }
+  return {};
+}
 
 // A (height, width) pair from an int list of 1 or 2 entries (one entry
 // repeats); `if_empty` when the list is empty and that is allowed.
 inline Result<std::pair<int64_t, int64_t>> hw_pair(KernelContext& ctx, std::span<const int64_t> list,
                                                    std::string_view what,
                                                    const std::pair<int64_t, int64_t>* if_empty = nullptr) {
+  ETKIT_TRY(check_int32_entries(ctx, list, what));
   if (list.empty() && if_empty) return *if_empty;
   if (list.size() == 1) return std::make_pair(list[0], list[0]);
   if (list.size() == 2) return std::make_pair(list[0], list[1]);
   return ctx.fail(std::string(what) + " must have " + (if_empty ? "0, 1 or 2" : "1 or 2") + " entries, got " +
                   list_string(list));
-}
-
-inline Status resize_named(KernelContext& ctx, Tensor& t, std::span<const int32_t> sizes, std::string_view what) {
-  auto s = t.resize(sizes);
-  if (!s) return ctx.fail(std::string(what) + ": " + s.error().message);
-  return {};
 }
 
 // floor(a / b) for b > 0 (C++ division truncates toward zero).

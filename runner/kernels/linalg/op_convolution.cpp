@@ -360,6 +360,7 @@ void conv_transposed_direct(const ConvGeometry& g, const Tensor& input, const Te
 Result<std::pair<int64_t, int64_t>> conv_pair(KernelContext& ctx, std::span<const int64_t> list, std::string_view what,
                                               bool one_d, int64_t one_d_height) {
   if (one_d) {
+    ETKIT_TRY(check_int32_entries(ctx, list, what));
     if (list.size() != 1) {
       return ctx.fail(std::string(what) + " must have 1 entry for a 1-D convolution, got " + list_string(list));
     }

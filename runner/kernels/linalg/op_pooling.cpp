@@ -31,9 +31,16 @@ Layout layout_of(const Tensor& t) {
   return {t.size(0), t.size(1), t.size(2), t.size(3), s[0], s[1], s[2], s[3]};
 }
 
+// 3-D or 4-D with non-empty channel and spatial dims (only the batch may be
+// empty, as in PyTorch).
 Status check_input(KernelContext& ctx, const Tensor& in) {
   if (in.dim() != 3 && in.dim() != 4) {
     return ctx.fail("input must be 3-D (C, H, W) or 4-D (N, C, H, W), got " + in.shape_string());
+  }
+  for (size_t d = in.dim() - 3; d < in.dim(); ++d) {
+    if (in.size(d) == 0) {
+      return ctx.fail("input " + in.shape_string() + " must have non-zero size in its non-batch dimensions");
+    }
   }
   return {};
 }
@@ -258,11 +265,6 @@ Status adaptive_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> args
   ETKIT_TRY(check_input(ctx, *in));
   if (size_list.size() != 2 || size_list[0] < 0 || size_list[1] < 0) {
     return ctx.fail("output_size must be two non-negative sizes, got " + list_string(size_list));
-  }
-  for (size_t d = in->dim() - 3; d < in->dim(); ++d) {
-    if (in->size(d) == 0) {
-      return ctx.fail("input " + in->shape_string() + " must have non-zero size in its non-batch dimensions");
-    }
   }
   if (!is_float_or_double(in->dtype())) return ctx.fail("unsupported dtype " + dtype_name(in->dtype()));
   if (out->dtype() != in->dtype()) {
