@@ -308,7 +308,7 @@ TEST_CASE("convolution.out errors name the problem", "[kernels][linalg][conv]") 
         op + "kernel [2, 2] with dilation [3, 3] does not fit the padded input [3, 3]");
   auto bias3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 2, 3});
   CHECK(conv2d_error(h, x, w, bias3, {1, 1}, {0, 0}, {1, 1}, 1, out) ==
-        op + "bias [3] must be 1-D with 4 elements (one per output channel)");
+        op + "bias [3] must be 1-D of size 4 (one per output channel)");
   auto wd = h.tensor<double>(ScalarType::kDouble, {4, 2, 2, 2}, std::vector<double>(32, 1.0));
   CHECK(conv2d_error(h, x, wd, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, out) ==
         op + "weight dtype DOUBLE does not match input dtype FLOAT");
@@ -492,4 +492,41 @@ TEST_CASE("convolution.out transposed errors", "[kernels][linalg][conv]") {
   auto s = conv_transpose2d(h, x, w2, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, small);
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().message == op + "out: cannot resize a static tensor");
+  // Three input channels cannot split into two groups.
+  auto x3 = h.tensor<float>(ScalarType::kFloat, {1, 3, 2, 2}, std::vector<float>(12, 1.0f));
+  s = conv_transpose2d(h, x3, w, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 2, out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "weight [3, 1, 2, 2] and groups 2 do not fit 3 input channels of a transposed convolution");
+  // The bias has one entry per output channel (groups * weight.size(1)).
+  auto bias2 = h.tensor<float>(ScalarType::kFloat, {2}, {1, 2});
+  s = conv_transpose2d(h, x, w2, bias2, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "bias [2] must be 1-D of size 1 (one per output channel)");
+  // 1-D: output_padding takes one entry.
+  auto s1 = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, 2});
+  auto k1 = h.tensor<float>(ScalarType::kFloat, {1, 1, 3}, {1, 1, 1});
+  auto o1 = h.out(ScalarType::kFloat, {1, 1, 5});
+  s = h.call("aten::convolution.out", {s1, k1, h.none(), h.int_list({2}), h.int_list({0}), h.int_list({1}),
+                                       h.boolean(true), h.int_list({1, 1}), h.integer(1), o1, o1});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "output_padding must have 1 entry for a 1-D convolution, got [1, 1]");
+}
+
+TEST_CASE("convolution.out transposed: empty batch, groups on a 1-D signal", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  auto e = h.tensor<float>(ScalarType::kFloat, {0, 2, 3, 3}, {});
+  auto w = h.tensor<float>(ScalarType::kFloat, {2, 1, 2, 2}, std::vector<float>(8, 1.0f));
+  auto oe = h.out(ScalarType::kFloat, {1, 1, 4, 4}, true);
+  REQUIRE(conv_transpose2d(h, e, w, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, oe).ok());
+  CHECK(h.sizes(oe) == std::vector<int32_t>{0, 1, 4, 4});
+  // Two groups on a 1-D signal: channel 0 [1, 2] spreads with kernel [1, 1]
+  // into output channel 0 ([1, 3, 2]); channel 1 [3, 4] with [1, -1] into
+  // output channel 1 ([3, 1, -4]); bias (0, 10).
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 2}, {1, 2, 3, 4});
+  auto k = h.tensor<float>(ScalarType::kFloat, {2, 1, 2}, {1, 1, 1, -1});
+  auto b = h.tensor<float>(ScalarType::kFloat, {2}, {0, 10});
+  auto o = h.out(ScalarType::kFloat, {1, 2, 3});
+  REQUIRE(h.call("aten::convolution.out", {x, k, b, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.boolean(true),
+                                           h.int_list({0}), h.integer(2), o, o}).ok());
+  CHECK(h.data<float>(o) == std::vector<float>{1, 3, 2, 13, 11, 6});
 }

@@ -265,7 +265,7 @@ TEST_CASE("linear.out errors", "[kernels][linalg][linear]") {
   auto w1 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 2, 3});
   CHECK(fail(x, w1, h.none()) == "aten::linear.out: weight must be 2-D (out_features, in_features), got [3]");
   auto b3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 2, 3});
-  CHECK(fail(x, w, b3) == "aten::linear.out: bias [3] must be 1-D with 2 elements");
+  CHECK(fail(x, w, b3) == "aten::linear.out: bias [3] must be 1-D of size 2");
   auto bd = h.tensor<double>(ScalarType::kDouble, {2}, {1, 2});
   CHECK(fail(x, w, bd) == "aten::linear.out: bias dtype DOUBLE does not match input dtype FLOAT");
   auto wd = h.tensor<double>(ScalarType::kDouble, {2, 3}, {1, 0, 1, 0, 2, 0});

@@ -112,8 +112,8 @@ TEST_CASE("batch norm (no training) errors", "[kernels][linalg][norm]") {
   };
   auto v = h.tensor<float>(ScalarType::kFloat, {2}, {1, 2});
   CHECK(fail(v, h.none(), c2, out, out1) == op + "input must have at least 2 dimensions (N, C, ...), got [2]");
-  CHECK(fail(x, h.none(), c3, out, out1) == op + "running_mean [3] must be 1-D with 2 elements (one per channel)");
-  CHECK(fail(x, c3, c2, out, out1) == op + "weight [3] must be 1-D with 2 elements (one per channel)");
+  CHECK(fail(x, h.none(), c3, out, out1) == op + "running_mean [3] must be 1-D of size 2 (one per channel)");
+  CHECK(fail(x, c3, c2, out, out1) == op + "weight [3] must be 1-D of size 2 (one per channel)");
   auto dw = h.tensor<double>(ScalarType::kDouble, {2}, {1, 1});
   CHECK(fail(x, dw, c2, out, out1) == op + "weight dtype DOUBLE does not match input dtype FLOAT");
   auto ix = h.tensor<int32_t>(ScalarType::kInt, {1, 2}, {1, 2});
@@ -300,7 +300,7 @@ TEST_CASE("native_group_norm: double, empty batch, errors", "[kernels][linalg][n
   CHECK(fail(x, h.none(), 1, 4, 2, 3, out) == op + "C 4 is not divisible by group 3");
   CHECK(fail(x, h.none(), 1, 4, 2, 0, out) == op + "C 4 is not divisible by group 0");
   auto w3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
-  CHECK(fail(x, w3, 1, 4, 2, 2, out) == op + "weight [3] must be 1-D with 4 elements (one per channel)");
+  CHECK(fail(x, w3, 1, 4, 2, 2, out) == op + "weight [3] must be 1-D of size 4 (one per channel)");
   auto v = h.tensor<float>(ScalarType::kFloat, {4}, {1, 2, 3, 4});
   CHECK(fail(v, h.none(), 1, 4, 1, 2, out) == op + "input must have at least 2 dimensions (N, C, ...), got [4]");
   auto ix = h.tensor<int32_t>(ScalarType::kInt, {1, 4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
@@ -451,7 +451,7 @@ TEST_CASE("native_batch_norm errors", "[kernels][linalg][norm]") {
   CHECK(fail(nbn, one, c2, c2, true, o1, sm) ==
         nbn + ": expected more than 1 value per channel when training, got input [1, 2]");
   auto c3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
-  CHECK(fail(nbn, x, c3, c2, true, out, sm) == nbn + ": running_mean [3] must be 1-D with 2 elements (one per channel)");
+  CHECK(fail(nbn, x, c3, c2, true, out, sm) == nbn + ": running_mean [3] must be 1-D of size 2 (one per channel)");
   auto dm = h.out(ScalarType::kDouble, {2});
   CHECK(fail(nbn, x, c2, c2, true, out, dm) == nbn + ": save_mean dtype DOUBLE does not match input dtype FLOAT");
   auto small = h.out(ScalarType::kFloat, {1});

@@ -182,6 +182,11 @@ TEST_CASE("upsample_bilinear2d.vec: hand-worked ramps, align_corners both ways",
   CHECK(got6[1] == Approx(2.0 / 3));
   CHECK(got6[2] == Approx(4.0 / 3));
   CHECK(got6[3] == Approx(2.0));
+  // An empty batch gives an empty out of the new size.
+  auto e = h.tensor<float>(ScalarType::kFloat, {0, 2, 2, 2}, {});
+  auto oe = h.out(ScalarType::kFloat, {1, 2, 3, 3}, true);
+  REQUIRE(bilinear(h, e, h.int_list({3, 3}), true, h.none(), oe).ok());
+  CHECK(h.sizes(oe) == std::vector<int32_t>{0, 2, 3, 3});
   // A single output column with align_corners reads column 0.
   auto o7 = h.out(ScalarType::kFloat, {1, 1, 1, 1});
   REQUIRE(bilinear(h, r, h.int_list({1, 1}), true, h.none(), o7).ok());

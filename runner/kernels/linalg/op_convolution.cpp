@@ -446,8 +446,8 @@ Status convolution_out(KernelContext& ctx, std::span<EValue* const> args) {
                     " does not fit the padded input " + padded);
   }
   if (bias && (bias->dim() != 1 || bias->size(0) != g.cout)) {
-    return ctx.fail("bias " + bias->shape_string() + " must be 1-D with " + std::to_string(g.cout) +
-                    " elements (one per output channel)");
+    return ctx.fail("bias " + bias->shape_string() + " must be 1-D of size " + std::to_string(g.cout) +
+                    " (one per output channel)");
   }
   const ScalarType dtype = input->dtype();
   if (weight->dtype() != dtype) {

@@ -192,7 +192,7 @@ Status linear_out(KernelContext& ctx, std::span<EValue* const> args) {
                     " (in_features " + std::to_string(k) + ")");
   }
   if (bias && (bias->dim() != 1 || bias->size(0) != n)) {
-    return ctx.fail("bias " + bias->shape_string() + " must be 1-D with " + std::to_string(n) + " elements");
+    return ctx.fail("bias " + bias->shape_string() + " must be 1-D of size " + std::to_string(n));
   }
   ETKIT_TRY(check_dtypes(ctx, *input, "input", *weight, "weight", *out));
   if (bias && bias->dtype() != input->dtype()) {

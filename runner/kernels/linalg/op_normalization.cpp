@@ -32,8 +32,8 @@ Status check_vector(KernelContext& ctx, const Tensor* t, std::string_view what, 
                     ScalarType dtype) {
   if (!t) return {};
   if (t->dim() != 1 || t->size(0) != size) {
-    return ctx.fail(std::string(what) + " " + t->shape_string() + " must be 1-D with " + std::to_string(size) +
-                    " elements (one per " + std::string(per) + ")");
+    return ctx.fail(std::string(what) + " " + t->shape_string() + " must be 1-D of size " + std::to_string(size) +
+                    " (one per " + std::string(per) + ")");
   }
   if (t->dtype() != dtype) {
     return ctx.fail(std::string(what) + " dtype " + dtype_name(t->dtype()) + " does not match input dtype " +
