@@ -273,6 +273,9 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {2, 4, 1, 20, 6, 1, 5, 1, 3, 0, 2, 1, 2, 2, true, true, false, false},    // 1-D
       {1, 3, 1, 9, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, false, true, false, false},    // 1-D 1x1
       {1, 40, 12, 12, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false}, // > one GEMM tile
+      // im2col beyond its 4 Mi-float budget (144 x 32400), done in row chunks
+      {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
   };
   for (const auto& c : cases) run_case(c);
 }
@@ -448,6 +451,12 @@ TEST_CASE("convolution.out transposed: hand-worked cases", "[kernels][linalg][co
   auto o5 = h.out(ScalarType::kDouble, {1, 1, 3, 3});
   REQUIRE(conv_transpose2d(h, dx, dw, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, o5).ok());
   CHECK(h.data<double>(o5) == std::vector<double>{1, 3, 2, 4, 10, 6, 3, 7, 4});
+  // The same input stored with W outside H (dim order 0, 1, 3, 2): its
+  // pixels are not evenly spaced, so they are gathered first.
+  auto xt = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 3, 2, 4}, {0, 1, 3, 2});
+  auto o7 = h.out(ScalarType::kFloat, {1, 1, 3, 3});
+  REQUIRE(conv_transpose2d(h, xt, ones, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, o7).ok());
+  CHECK(h.data<float>(o7) == std::vector<float>{1, 3, 2, 4, 10, 6, 3, 7, 4});
   auto ix = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 2, 2}, {1, 2, 3, 4});
   auto iw = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 2, 2}, {1, 1, 1, 1});
   auto o6 = h.out(ScalarType::kInt, {1, 1, 5, 5});
@@ -464,6 +473,9 @@ TEST_CASE("convolution.out transposed matches the scatter definition", "[kernels
       {2, 4, 5, 4, 3, 4, 4, 2, 2, 1, 1, 1, 1, 0, 0, 2, true, true},
       {1, 8, 6, 6, 5, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, false, true},
       {1, 20, 7, 7, 30, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, false},
+      {1, 4, 100, 90, 8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 2, false, true},
+      // columns beyond the 4 Mi-float budget (144 x 32400): input row chunks
+      {1, 2, 180, 180, 16, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, true, false},
   };
   for (const auto& c : cases) run_transposed(c);
 }

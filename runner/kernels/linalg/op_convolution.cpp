@@ -58,10 +58,21 @@ const float* weight_matrix(const Tensor& weight, std::vector<float>& scratch) {
   return scratch.data();
 }
 
-// columns[(c, ky, kx), (oy, ox)] = input[c, oy*sh - ph + ky*dh, ox*sw - pw + kx*dw]
-// (zero outside the input) for one image and group; `in` points at its
-// first channel.
-void im2col(const ConvGeometry& g, const float* in, const Strides4& is, float* columns) {
+// The im2col and col2im buffers hold at most this many floats (16 MiB): a
+// convolution whose buffer would be larger works through its output rows
+// (input rows when transposed) in chunks, so scratch memory stays bounded
+// whatever the kernel size.
+constexpr int64_t kColumnBudget = int64_t(1) << 22;
+
+// Rows per chunk when one row of the buffer holds `per_row` floats.
+int64_t chunk_rows(int64_t per_row, int64_t rows) {
+  return std::min(rows, std::max<int64_t>(1, kColumnBudget / std::max<int64_t>(1, per_row)));
+}
+
+// columns[(c, ky, kx), (oy - oy0, ox)] = input[c, oy*sh - ph + ky*dh, ox*sw - pw + kx*dw]
+// (zero outside the input) for output rows [oy0, oy0 + rows) of one image
+// and group; `in` points at its first channel.
+void im2col(const ConvGeometry& g, const float* in, const Strides4& is, int64_t oy0, int64_t rows, float* columns) {
   float* col = columns;
   for (int64_t c = 0; c < g.cin_g(); ++c) {
     for (int64_t ky = 0; ky < g.kh; ++ky) {
@@ -71,7 +82,7 @@ void im2col(const ConvGeometry& g, const float* in, const Strides4& is, float* c
         const int64_t x_off = kx * g.dw - g.pw;
         const int64_t lo = std::min(g.ow, x_off >= 0 ? 0 : (-x_off + g.sw - 1) / g.sw);
         const int64_t hi = std::max(lo, std::min(g.ow, x_off >= g.w ? 0 : (g.w - 1 - x_off) / g.sw + 1));
-        for (int64_t oy = 0; oy < g.oh; ++oy, col += g.ow) {
+        for (int64_t oy = oy0; oy < oy0 + rows; ++oy, col += g.ow) {
           const int64_t y = oy * g.sh - g.ph + ky * g.dh;
           if (y < 0 || y >= g.h) {
             std::fill(col, col + g.ow, 0.0f);
@@ -187,40 +198,47 @@ void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight
   // provided its pixels are evenly spaced (contiguous or channels-last).
   const bool direct_input = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
                             (g.h == 1 || is.y == g.w * is.x);
-  if (!direct_input) columns.resize(size_t(patch * pixels));
+  const int64_t chunk = direct_input ? g.oh : chunk_rows(patch * g.ow, g.oh);
+  if (!direct_input) columns.resize(size_t(patch * chunk * g.ow));
   const float* in = input.data_as<float>();
   float* o = out.data_as<float>();
+  const float* b = bias ? bias->data_as<float>() : nullptr;
+  const int64_t bs = bias ? bias->strides()[0] : 0;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const float* in_g = in + n * is.n + grp * cin_g * is.c;
-      // The right-hand matrix [patch, pixels].
-      MatrixView cols{columns.data(), pixels, 1};
-      if (direct_input) {
-        cols = MatrixView{in_g, is.c, is.x};
-      } else {
-        im2col(g, in_g, is, columns.data());
-      }
       const MatrixView wg{wmat + grp * cout_g * patch, patch, 1};  // [cout_g, patch]
-      float* dst = o + n * os.n + grp * cout_g * os.c;
-      const float* b = bias ? bias->data_as<float>() : nullptr;
-      const int64_t bs = bias ? bias->strides()[0] : 0;
-      if (!pixel_major_out) {
-        // dst[co, p] (row stride `pixels`) = wg @ cols (+ bias[co]).
-        if (b) {
-          for (int64_t co = 0; co < cout_g; ++co) {
-            std::fill(dst + co * pixels, dst + (co + 1) * pixels, b[(grp * cout_g + co) * bs]);
-          }
+      float* dst_g = o + n * os.n + grp * cout_g * os.c;
+      for (int64_t oy0 = 0; oy0 < g.oh; oy0 += chunk) {
+        const int64_t count = std::min(chunk, g.oh - oy0) * g.ow;  // output pixels in this chunk
+        const int64_t p0 = oy0 * g.ow;
+        // The right-hand matrix [patch, count].
+        MatrixView cols{columns.data(), count, 1};
+        if (direct_input) {
+          cols = MatrixView{in_g, is.c, is.x};
+        } else {
+          im2col(g, in_g, is, oy0, count / g.ow, columns.data());
         }
-        sgemm(cout_g, pixels, patch, 1.0f, wg, cols, b ? 1.0f : 0.0f, dst, pixels);
-      } else {
-        // Channels-last out: dst[p, co] (row stride Cout) = cols^T @ wg^T (+ bias[co]).
-        if (b) {
-          for (int64_t p = 0; p < pixels; ++p) {
-            for (int64_t co = 0; co < cout_g; ++co) dst[p * g.cout + co] = b[(grp * cout_g + co) * bs];
+        if (!pixel_major_out) {
+          // dst[co, p] (row stride `pixels`) = wg @ cols (+ bias[co]).
+          float* dst = dst_g + p0;
+          if (b) {
+            for (int64_t co = 0; co < cout_g; ++co) {
+              std::fill(dst + co * pixels, dst + co * pixels + count, b[(grp * cout_g + co) * bs]);
+            }
           }
+          sgemm(cout_g, count, patch, 1.0f, wg, cols, b ? 1.0f : 0.0f, dst, pixels);
+        } else {
+          // Channels-last out: dst[p, co] (row stride Cout) = cols^T @ wg^T (+ bias[co]).
+          float* dst = dst_g + p0 * g.cout;
+          if (b) {
+            for (int64_t p = 0; p < count; ++p) {
+              for (int64_t co = 0; co < cout_g; ++co) dst[p * g.cout + co] = b[(grp * cout_g + co) * bs];
+            }
+          }
+          sgemm(count, cout_g, patch, 1.0f, MatrixView{cols.data, cols.col_stride, cols.row_stride},
+                MatrixView{wg.data, 1, patch}, b ? 1.0f : 0.0f, dst, g.cout);
         }
-        sgemm(pixels, cout_g, patch, 1.0f, MatrixView{cols.data, cols.col_stride, cols.row_stride},
-              MatrixView{wg.data, 1, patch}, b ? 1.0f : 0.0f, dst, g.cout);
       }
     }
   }
@@ -273,10 +291,12 @@ void conv_transposed_float(const ConvGeometry& g, const Tensor& input, const Ten
   thread_local std::vector<float> weight_scratch, input_scratch, columns;
   const float* wmat = weight_matrix(weight, weight_scratch);  // [Cin, Cout_g * kH * kW]
   const Strides4 is = strides4(input), os = strides4(out);
-  const int64_t cin_g = g.cin_g(), cout_g = g.cout_g(), rows = cout_g * g.kh * g.kw, pixels = g.h * g.w;
-  columns.resize(size_t(rows * pixels));
+  const int64_t cin_g = g.cin_g(), cout_g = g.cout_g(), rows = cout_g * g.kh * g.kw;
+  // Input rows per GEMM: the columns buffer is [rows, chunk * W].
+  const int64_t chunk = chunk_rows(rows * g.w, g.h);
+  columns.resize(size_t(rows * chunk * g.w));
   const bool even_pixels = g.h == 1 || is.y == g.w * is.x;
-  if (!even_pixels) input_scratch.resize(size_t(cin_g * pixels));
+  if (!even_pixels) input_scratch.resize(size_t(cin_g * chunk * g.w));
   const float* in = input.data_as<float>();
   float* o = out.data_as<float>();
   for (int64_t n = 0; n < g.n; ++n) {
@@ -288,29 +308,34 @@ void conv_transposed_float(const ConvGeometry& g, const Tensor& input, const Ten
     }
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const float* in_g = in + n * is.n + grp * cin_g * is.c;
-      MatrixView x{in_g, is.c, is.x};  // [cin_g, pixels]
-      if (!even_pixels) {
-        float* dst = input_scratch.data();
-        for (int64_t c = 0; c < cin_g; ++c) {
-          for (int64_t y = 0; y < g.h; ++y) {
-            for (int64_t xx = 0; xx < g.w; ++xx) *dst++ = in_g[c * is.c + y * is.y + xx * is.x];
+      for (int64_t iy0 = 0; iy0 < g.h; iy0 += chunk) {
+        const int64_t in_rows = std::min(chunk, g.h - iy0), count = in_rows * g.w;
+        MatrixView x{in_g + iy0 * is.y, is.c, is.x};  // [cin_g, count]
+        if (!even_pixels) {
+          float* dst = input_scratch.data();
+          for (int64_t c = 0; c < cin_g; ++c) {
+            for (int64_t y = iy0; y < iy0 + in_rows; ++y) {
+              for (int64_t xx = 0; xx < g.w; ++xx) *dst++ = in_g[c * is.c + y * is.y + xx * is.x];
+            }
           }
+          x = MatrixView{input_scratch.data(), count, 1};
         }
-        x = MatrixView{input_scratch.data(), pixels, 1};
-      }
-      // columns [rows, pixels] = A [rows, cin_g] @ x, A[r, ci] = wmat[(grp*cin_g + ci) * rows + r].
-      sgemm(rows, pixels, cin_g, 1.0f, MatrixView{wmat + grp * cin_g * rows, 1, rows}, x, 0.0f, columns.data(), pixels);
-      const float* col = columns.data();
-      for (int64_t co = 0; co < cout_g; ++co) {
-        float* plane = o + n * os.n + (grp * cout_g + co) * os.c;
-        for (int64_t ky = 0; ky < g.kh; ++ky) {
-          for (int64_t kx = 0; kx < g.kw; ++kx, col += pixels) {
-            for (int64_t iy = 0; iy < g.h; ++iy) {
-              const int64_t oy = iy * g.sh - g.ph + ky * g.dh;
-              if (oy < 0 || oy >= g.oh) continue;
-              for (int64_t ix = 0; ix < g.w; ++ix) {
-                const int64_t ox = ix * g.sw - g.pw + kx * g.dw;
-                if (ox >= 0 && ox < g.ow) plane[oy * os.y + ox * os.x] += col[iy * g.w + ix];
+        // columns [rows, count] = A [rows, cin_g] @ x, A[r, ci] = wmat[(grp*cin_g + ci) * rows + r].
+        sgemm(rows, count, cin_g, 1.0f, MatrixView{wmat + grp * cin_g * rows, 1, rows}, x, 0.0f, columns.data(), count);
+        // col2im: column (iy - iy0, ix) of row (co, ky, kx) adds into out[co, oy, ox].
+        const float* col = columns.data();
+        for (int64_t co = 0; co < cout_g; ++co) {
+          float* plane = o + n * os.n + (grp * cout_g + co) * os.c;
+          for (int64_t ky = 0; ky < g.kh; ++ky) {
+            for (int64_t kx = 0; kx < g.kw; ++kx, col += count) {
+              for (int64_t iy = iy0; iy < iy0 + in_rows; ++iy) {
+                const int64_t oy = iy * g.sh - g.ph + ky * g.dh;
+                if (oy < 0 || oy >= g.oh) continue;
+                const float* src = col + (iy - iy0) * g.w;
+                for (int64_t ix = 0; ix < g.w; ++ix) {
+                  const int64_t ox = ix * g.sw - g.pw + kx * g.dw;
+                  if (ox >= 0 && ox < g.ow) plane[oy * os.y + ox * os.x] += src[ix];
+                }
               }
             }
           }
