@@ -68,8 +68,12 @@ Result<int> run(const Options& o) {
   auto built = inspect::build_event_blocks(input->bytes(), build);
   if (!built) return in_file(std::move(built).error(), input, debug_buffer);
   inspect::Inspection inspection = std::move(built).value();
+  // The model holds copies: unmapping the dump keeps peak memory at the
+  // larger of reading and rendering, not their sum.
+  const std::string path = input->path();
+  input.reset();
   inspect::exclude_warmup(inspection, o.exclude_warmup);
-  for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, input->path() + ": " + warning);
+  for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, path + ": " + warning);
 
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (!o.find_total_for_module.empty()) {
@@ -80,7 +84,7 @@ Result<int> run(const Options& o) {
     return tools::kExitOk;
   }
 
-  ETKIT_TRY(check_has_events(inspection, input->path()));
+  ETKIT_TRY(check_has_events(inspection, path));
   inspect::ReportOptions report;
   report.format = *inspect::parse_output_format(o.format);
   report.view = o.group_by.empty() ? inspect::View::kEvents : inspect::View::kOpTypes;
