@@ -146,7 +146,9 @@ SideCar read_side_car(const ZipReader& zip, const ZipEntry& entry, const Entry& 
   sc.torch_save_zip = bytes->size() >= 4 && std::equal(kZipMagic, kZipMagic + 4, bytes->begin());
   Result<TorchSave> content = [&]() -> Result<TorchSave> {
     if (sc.torch_save_zip) return read_torch_save(*bytes, limits.torch_save);
-    // ExecuTorch v0.2-v1.2 wrote reference outputs / representative inputs with plain pickle.dumps.
+    // ExecuTorch v0.2-v1.2 wrote reference outputs / representative inputs
+    // with plain pickle.dumps, protocol 2 or later: PROTO first.
+    if ((*bytes)[0] != 0x80) return bad_input("neither a torch.save archive nor a pickle");
     ETKIT_ASSIGN_OR_RETURN(Pickle p, unpickle(*bytes, limits.torch_save.pickle));
     return describe_pickle(p, limits.torch_save.max_nesting);
   }();
