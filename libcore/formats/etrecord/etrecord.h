@@ -44,6 +44,7 @@ struct Graph;
 // output, or custom object.
 struct ArgRef {
   std::string name;
+  bool operator==(const ArgRef&) const = default;
 };
 // One element of an Argument: None (monostate), a reference, or a literal.
 using ArgItem = std::variant<std::monostate, ArgRef, int64_t, double, bool, std::string>;
