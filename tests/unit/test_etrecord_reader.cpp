@@ -3,6 +3,7 @@
 // from the spec, not produced by the library's writer.
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "libcore/formats/etrecord/etrecord_reader.h"
 #include "libcore/formats/etrecord/node_metadata.h"
@@ -582,7 +583,7 @@ TEST_CASE("etrecord: side-cars that need Python are reported, not errors", "[etr
   // A v0.2-v1.2 reference_outputs: {'forward': [[tensor]]} pickled with the tensor's storage rebuilt by
   // torch.storage._load_from_bytes (protocol 4 opcodes, as pickle.dumps writes).
   std::string legacy("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00", 11);
-  legacy += std::string("\x8c\x0dtorch.storage\x94\x8c\x10_load_from_bytes\x94\x93\x94.", 37);
+  legacy += std::string("\x8c\x0dtorch.storage\x94\x8c\x10_load_from_bytes\x94\x93\x94.", 38);
   // A malformed state dict (not a zip, not a pickle).
   const auto r = read_etrecord(make_zip({{"ETRECORD_V0", ""},
                                          {"edge_dialect_exported_program", v04},
@@ -638,4 +639,52 @@ TEST_CASE("etrecord: duplicate entries and side-cars without programs are warnin
   REQUIRE(r->warnings.size() == 2);
   CHECK(r->warnings[0] == "entry 'debug_handle_map' appears more than once; the last one is used");
   CHECK(r->warnings[1] == "side-car 'lost_state_dict' belongs to no program entry");
+}
+
+TEST_CASE("etrecord: mutated program JSON, maps and pickles fail cleanly or read", "[etrecord][reader]") {
+  // Entries of a small but complete record, mutated one at a time and re-zipped
+  // (so the ZIP CRCs pass and the parsers see the damage).
+  const std::string program = narrow_program(R"({"major": 5, "minor": 3})", R"("name": "aten_mul_tensor", )");
+  // {'w': tensor [2, 3] float32}, protocol 2 as torch.save writes it (pieces split where a hex escape would run on).
+  using namespace std::string_literals;  // ""s keeps the NUL bytes
+  const std::string pkl = "\x80\x02}q\x00(X\x01\x00\x00\x00"s + "wq\x01" +
+                          "ctorch._utils\n_rebuild_tensor_v2\nq\x02((X\x07\x00\x00\x00"s + "storageq\x03" +
+                          "ctorch\nFloatStorage\nq\x04X\x01\x00\x00\x00"s + "0q\x05X\x03\x00\x00\x00"s +
+                          "cpuq\x06K\x06tq\x07QK\x00K\x02K\x03\x86q\x08K\x03K\x01\x86q\x09\x89"s +
+                          "ccollections\nOrderedDict\nq\x0a)Rq\x0btq\x0cRq\x0du.";
+  const auto state_dict = [&](const std::string& p) {
+    const auto zip = make_zip({{"archive/data.pkl", p}, {"archive/data/0", std::string(24, '\0')}, {"archive/version", "3\n"}});
+    return std::string(zip.begin(), zip.end());
+  };
+  {
+    auto r = read_etrecord(make_zip({{"ETRECORD_V0", ""}, {"edge_dialect_exported_program", program},
+                                     {"edge_dialect_exported_program_state_dict", state_dict(pkl)}}));
+    REQUIRE(r.ok());
+    INFO(r->side_cars[0].note);
+    REQUIRE(r->side_cars[0].status == SideCar::Status::kReadable);
+    REQUIRE(r->side_cars[0].content.tensors.size() == 1);
+    CHECK(r->side_cars[0].content.tensors[0].sizes == std::vector<int64_t>{2, 3});
+  }
+  const std::string maps = R"({"forward": {"0": 1, "1": [2, 3]}})";
+  std::mt19937 rng(7);
+  int read_ok = 0, refused = 0;
+  for (int round = 0; round < 600; ++round) {
+    std::string p = program, s = pkl, m = maps;
+    std::string& target = round % 3 == 0 ? p : round % 3 == 1 ? s : m;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k) {
+      const size_t at = rng() % target.size();
+      switch (rng() % 3) {
+        case 0: target[at] = static_cast<char>(rng() % 256); break;
+        case 1: target.erase(at, 1 + rng() % 4); break;
+        default: target.insert(at, 1, "{[\"]}:,0N"[rng() % 9]);
+      }
+      if (target.empty()) target.assign(1, 'x');
+    }
+    auto r = read_etrecord(make_zip({{"ETRECORD_V0", ""}, {"edge_dialect_exported_program", p},
+                                     {"edge_dialect_exported_program_state_dict", state_dict(s)},
+                                     {"debug_handle_map", m}}));
+    (r.ok() ? read_ok : refused) += 1;
+  }
+  CHECK(read_ok + refused == 600);
+  CHECK(refused > 0);
 }
