@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "libcore/formats/etrecord/etrecord_reader.h"
+#include "libcore/inspect/etrecord_links.h"
+
 namespace etkit::inspect {
 
 namespace {
@@ -94,6 +97,15 @@ void attach_nodes(Event& event, const std::unordered_map<int64_t, std::vector<co
 
 }  // namespace
 
+Result<RecordLinks> load_record_links(const std::string& path) {
+  etrecord::EtRecordLimits limits;
+  limits.read_side_cars = false;
+  ETKIT_ASSIGN_OR_RETURN(const etrecord::EtRecord record, etrecord::read_etrecord_file(path, limits));
+  auto links = links_from_etrecord(record, "forward");
+  if (!links) return std::move(links).error().at_file(path);
+  return links;
+}
+
 void link_events(Inspection& inspection, const RecordLinks& links) {
   for (const std::string& warning : links.warnings) inspection.warnings.push_back(warning);
   std::unordered_map<int64_t, std::vector<const OpNode*>> nodes_by_handle;
@@ -107,7 +119,8 @@ void link_events(Inspection& inspection, const RecordLinks& links) {
       attach_nodes(event, nodes_by_handle);
     }
   }
-  if (counts.unknown_instruction > 0) {
+  // With no handle map at all, the links' own warning already says so.
+  if (counts.unknown_instruction > 0 && !links.debug_handle_map.empty()) {
     inspection.warnings.push_back(std::to_string(counts.unknown_instruction) +
                                   " events have instruction ids the ETRecord's debug_handle_map for '" +
                                   links.method + "' does not know (first: " + std::to_string(counts.first_unknown) +

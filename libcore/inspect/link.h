@@ -14,6 +14,13 @@
 
 namespace etkit::inspect {
 
+// The links of the ETRecord file at `path` ("-" is standard input) for the
+// method "forward", as the Python Inspector uses: read_etrecord_file (its
+// side-cars left unopened: the Inspector needs only maps and the graph), then
+// links_from_etrecord. Errors name the file; what the file lacks is in the
+// links' warnings.
+Result<RecordLinks> load_record_links(const std::string& path);
+
 // Applies `links` to every event of `inspection` (_gen_resolve_debug_handles
 // then _associate_with_op_graph_nodes). Framework events (Method::init,
 // Program::load_method, Method::execute) get handles but no graph metadata.

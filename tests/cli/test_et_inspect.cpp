@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "examples/demo_etrecord.h"
 #include "examples/demo_models.h"
+#include "libcore/formats/program/program_writer.h"
 #include "libcore/formats/etdump/debug_buffer.h"
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "tests/support/test_support.h"
@@ -329,4 +331,77 @@ TEST_CASE("et-inspect reads the fixtures and the demo dump", "[cli][inspect][fix
                                        q(test::fixture("etdump/mobilenet_v2_xnnpack.etdp")));
   CHECK(mobilenet.exit_code == 0);
   CHECK(lines_of(mobilenet.out).size() == 1 + 36);  // 35 "... GEMM #n" and one "IGEMM #1"
+}
+
+TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph", "[cli][inspect][etrecord]") {
+  const auto dir = test::scratch_dir();
+  const pte::Program program = demo::lenet();
+  auto pte_bytes = pte::write_program(program);
+  REQUIRE(pte_bytes.ok());
+  test::write_bytes(dir / "lenet.pte", *pte_bytes);
+  auto record = demo::lenet_etrecord(program);
+  REQUIRE(record.ok());
+  test::write_bytes(dir / "lenet.etrecord", *record);
+  const auto run = test::run_tool("et-run", q(dir / "lenet.pte") + " -q --iterations 2 --etdump " + q(dir / "run.etdp"));
+  REQUIRE(run.exit_code == 0);
+
+  const std::string args = "--etrecord " + q(dir / "lenet.etrecord") + " " + q(dir / "run.etdp");
+  const auto r = test::run_tool("et-inspect", "--format jsonl " + args);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const auto rows = jsonl(r.out);
+  REQUIRE(rows.size() == 2 + 14 + 1);
+  double classifier_total = 0.0;
+  size_t kernels = 0;
+  for (const json& row : rows) {
+    const std::string name = row["name"];
+    INFO(name);
+    if (name.rfind("native_call_", 0) == 0) {
+      ++kernels;
+      // native_call_<op>.out runs the edge node aten.<op>.default.
+      const std::string op = "aten." + name.substr(12, name.size() - 12 - 4) + ".default";
+      const auto& ops = row["op_types"];
+      CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
+      REQUIRE(!row["stack_traces"].empty());
+      CHECK(row["stack_traces"][0]["stack_trace"].get<std::string>().find("examples/lenet.py") != std::string::npos);
+      CHECK(row["debug_handles"].is_number());
+    } else {
+      CHECK(row["op_types"].empty());  // framework events are never linked
+    }
+    bool in_classifier = false;
+    for (const json& node : row["module_hierarchy"]) {
+      for (const json& m : node["nn_module_stack"]) {
+        in_classifier = in_classifier || m["key"].get<std::string>().find("classifier") != std::string::npos;
+      }
+    }
+    if (in_classifier) classifier_total += row["perf_data"]["avg"].get<double>();
+  }
+  CHECK(kernels == 14);
+  CHECK(classifier_total > 0.0);
+  // Python's print(float): the shortest repr, which reads back exactly.
+  const auto total = test::run_tool("et-inspect", "--find-total-for-module classifier " + args);
+  CHECK(total.exit_code == 0);
+  CHECK(total.err.empty());
+  CHECK(std::stod(total.out) == classifier_total);
+
+  const auto grouped = test::run_tool("et-inspect", "--group-by op-type --format jsonl --block Execute " + args);
+  CHECK(jsonl(grouped.out)[0]["op_type"] == "aten.convolution.default");
+
+  // An ETRecord of something else: warnings, the unlinked table, exit 0.
+  etdump::EtDumpWriter other;
+  other.begin_block("Execute");
+  other.add_profile_event("native_call_add.out", 0, 99, 0, 10);
+  test::write_bytes(dir / "other.etdp", other.finish());
+  const auto mismatch = test::run_tool("et-inspect", "--etrecord " + q(dir / "lenet.etrecord") + " " + q(dir / "other.etdp"));
+  CHECK(mismatch.exit_code == 0);
+  CHECK(mismatch.err == "et-inspect: warning: " + (dir / "lenet.etrecord").string() +
+                            ": 1 events have instruction ids the ETRecord's debug_handle_map for 'forward' does not "
+                            "know (first: 99); they stay unlinked (does the ETRecord belong to this ETDump?)\n");
+  CHECK(mismatch.out == test::run_tool("et-inspect", q(dir / "other.etdp")).out);
+
+  // Not an ETRecord: one error naming it.
+  test::write_bytes(dir / "junk.etrecord", std::vector<uint8_t>(64, 1));
+  check_one_line_error(test::run_tool("et-inspect", "--etrecord " + q(dir / "junk.etrecord") + " " + q(dir / "run.etdp")),
+                       (dir / "junk.etrecord").string());
 }

@@ -29,6 +29,7 @@ struct Options {
   std::string group_by;
   size_t exclude_warmup = 0;
   std::string debug_buffer;
+  std::string etrecord;
   size_t max_values = 4;
   std::string find_total_for_module;
 };
@@ -58,6 +59,11 @@ Result<int> run(const Options& o) {
   build.source_time_scale = *inspect::parse_time_scale(o.source_time_scale);
   build.target_time_scale = *inspect::parse_time_scale(o.target_time_scale);
   ETKIT_TRY(inspect::time_scale_factor(build.source_time_scale, build.target_time_scale));
+  // As the Python Inspector, the ETRecord is read before the ETDump.
+  std::optional<inspect::RecordLinks> links;
+  if (!o.etrecord.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(links, inspect::load_record_links(o.etrecord));
+  }
   // One pass front to back over the dump: let the kernel read ahead.
   ETKIT_ASSIGN_OR_RETURN(auto input, InputFile::open(o.input, InputFile::Access::kSequential));
   std::shared_ptr<const InputFile> debug_buffer;
@@ -74,10 +80,17 @@ Result<int> run(const Options& o) {
   input.reset();
   inspect::exclude_warmup(inspection, o.exclude_warmup);
   for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, path + ": " + warning);
+  if (links) {
+    const size_t before = inspection.warnings.size();
+    inspect::link_events(inspection, *links);
+    for (size_t i = before; i < inspection.warnings.size(); ++i) {
+      tools::print_warning(kTool, o.etrecord + ": " + inspection.warnings[i]);
+    }
+  }
 
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (!o.find_total_for_module.empty()) {
-    tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
+    if (!links) tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
     const std::string total = inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
     ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(total.data()), total.size())));
     ETKIT_TRY(out->commit());
@@ -132,6 +145,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"op-type"}));
   app.add_option("--exclude-warmup", o.exclude_warmup, "drop the first N samples (runs) of every event")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--etrecord", o.etrecord,
+                 "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
   app.add_option("--debug-buffer", o.debug_buffer, "the run's debug buffer: summarise each event's logged values");
   app.add_option("--max-values", o.max_values, "with --debug-buffer: tensor elements shown per value")
       ->check(CLI::NonNegativeNumber)
