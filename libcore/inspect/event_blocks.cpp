@@ -284,6 +284,9 @@ Status Builder::collate(const flatbuffers::Vector<flatbuffers::Offset<fb::Event>
       entry.table = p;
     } else if (const fb::DebugEvent* d = event->debug_event()) {
       if (!d->debug_entry()) return bad_input("debug event without debug_entry", event_path(r, e));
+      if (Status fields = check_required_fields(*d->debug_entry()); !fields) {
+        return std::move(fields).error().in(event_path(r, e) + ".debug_event.debug_entry");
+      }
       const uint64_t chain = d->chain_index();
       key = {d->instruction_id(), {int64_t(chain), chain > uint64_t(INT64_MAX)}, d->delegate_debug_id_int(),
              opt_view(d->delegate_debug_id_str())};

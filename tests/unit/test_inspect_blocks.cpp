@@ -2,6 +2,7 @@
 // grouping rule or quirk of inspector_spec.md §3 per test; expected numbers
 // are worked out by hand in the comments.
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 #include "libcore/formats/etdump/debug_buffer.h"
@@ -378,4 +379,50 @@ TEST_CASE("truncated and corrupted dumps fail cleanly or build", "[inspect][bloc
     }
   }
   CHECK(built > 0);
+}
+
+namespace {
+
+// An ETDump built by flatc from JSON, independent of our writer: for fields
+// our writer always writes.
+std::vector<uint8_t> flatc_etdump(const std::string& json_text) {
+  const auto dir = test::scratch_dir();
+  {
+    std::ofstream out(dir / "dump.json");
+    out << json_text;
+  }
+  const auto r = test::run_shell(std::string(ETKIT_FLATC) + " --binary --size-prefixed -o " + dir.string() + " " +
+                                 ETKIT_SCHEMAS_DIR + "/etdump.fbs " + (dir / "dump.json").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return test::read_bytes(dir / "dump.etdp");
+}
+
+}  // namespace
+
+TEST_CASE("required fields and present-but-empty events vectors, from flatc-built dumps", "[inspect][blocks]") {
+  // An events vector that is present but empty still makes a (zero-event)
+  // block; an absent one does not.
+  const Inspection empty = build(flatc_etdump(R"({"run_data": [{"name": "Execute", "events": []}, {"name": "Default"}]})"));
+  REQUIRE(empty.blocks.size() == 1);
+  CHECK(empty.blocks[0].events.empty());
+  CHECK(empty.blocks[0].run_count == 1);
+
+  // A tensor without sizes rejects the whole file, even one the Inspector
+  // would never inflate (Python's decoder requires the field).
+  auto r = build_event_blocks(ByteSpan(flatc_etdump(
+      R"({"run_data": [{"name": "Execute", "events": [{"profile_event": {"name": "x", "instruction_id": 0}},
+          {"debug_event": {"instruction_id": 0, "debug_entry": {"val": "Tensor", "tensor": {"strides": [1]}}}}]}]})")));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "run_data[0].events[1].debug_event.debug_entry.tensor");
+  CHECK(r.error().message == "tensor without sizes or strides");
+
+  r = build_event_blocks(ByteSpan(flatc_etdump(R"({"run_data": [{"name": "Execute", "events": [{"debug_event": {"instruction_id": 0}}]}]})")));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "debug event without debug_entry");
+
+  r = build_event_blocks(ByteSpan(flatc_etdump(R"({"run_data": [{"events": []}]})")));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "run_data[0]");
+  CHECK(r.error().message == "block without a name");
 }

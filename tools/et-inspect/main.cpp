@@ -1,6 +1,7 @@
 // et-inspect: the Python Inspector's per-event table (print_data_tabular) for
 // an ETDump, plus sorting, filtering, an op-type summary and other formats.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "libcore/inspect/event_blocks.h"
