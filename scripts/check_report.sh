@@ -14,11 +14,6 @@ if [ $# -lt 2 ]; then
   echo "usage: $0 REPORT.html OUT_DIR [WIDTHxHEIGHT]" >&2
   exit 2
 fi
-report=$(realpath "$1")
-out=$2
-size=${3:-1400x2000}
-mkdir -p "$out"
-
 browser=${CHROMIUM:-}
 if [ -z "$browser" ]; then
   for candidate in chromium chromium-browser; do
@@ -29,6 +24,11 @@ if [ -z "$browser" ]; then
   echo "skip: chromium is not installed (Debian package 'chromium', see scripts/setup.sh)"
   exit 77
 fi
+
+report=$(realpath "$1")
+out=$2
+size=${3:-1400x2000}
+mkdir -p "$out"
 
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT

@@ -106,7 +106,7 @@ const char* kScript = R"js(
         var s = a.cells[col].textContent.localeCompare(b.cells[col].textContent);
         return ascending ? s : -s;
       }
-      if (x === '' || y === '') return (x === '') - (y === '');  // blanks last
+      if (x === '' || y === '') return (x === '') - (y === '');  /* blanks last */
       return ascending ? x - y : y - x;
     });
     rows.forEach(function (r) { body.appendChild(r); });
