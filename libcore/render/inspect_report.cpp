@@ -72,6 +72,31 @@ std::string op_type_label(const inspect::Event& event, const InstructionRef& ref
   return event.name.rfind(kPrefix, 0) == 0 ? event.name.substr(kPrefix.size()) : event.name;
 }
 
+// Per instruction of a block: its time (mean of its OPERATOR_CALL /
+// DELEGATE_CALL scope, else of its kernel event) and the event that stands
+// for it in the table (the first kernel or DELEGATE_CALL event, never the
+// hidden OPERATOR_CALL or a backend's own event).
+struct InstructionTimes {
+  std::map<InstructionRef, double> time;
+  std::map<InstructionRef, size_t> event;
+};
+
+InstructionTimes block_instruction_times(const inspect::EventBlock& block) {
+  InstructionTimes out;
+  std::map<InstructionRef, double> kernel;
+  for (size_t e = 0; e < block.events.size(); ++e) {
+    const auto& event = block.events[e];
+    const auto ref = event_instruction(event);
+    const auto level = event_level(event);
+    if (!ref || level == EventLevel::kDelegate) continue;
+    if (!hidden(event)) out.event.emplace(*ref, e);
+    if (!event.has_perf_data()) continue;
+    (level == EventLevel::kInstruction ? out.time : kernel).emplace(*ref, event.stats().avg);
+  }
+  for (const auto& [ref, avg] : kernel) out.time.emplace(ref, avg);  // where no scope was profiled
+  return out;
+}
+
 class Builder {
  public:
   Builder(const inspect::Inspection& inspection, const ReportSources& sources)
@@ -125,32 +150,19 @@ class Builder {
     }
   }
 
-  // Per instruction of the main block: its time, and the event and row that
-  // stand for it (the kernel event, or DELEGATE_CALL).
   void instruction_times() {
-    const auto& block = in_.blocks[*main_];
-    std::map<InstructionRef, double> scope, kernel;
-    for (size_t e = 0; e < block.events.size(); ++e) {
-      const auto& event = block.events[e];
-      const auto ref = event_instruction(event);
-      const auto level = event_level(event);
-      if (!ref || level == EventLevel::kDelegate) continue;
-      if (!representative_.count(*ref) && row_of_[*main_][e]) representative_[*ref] = e;
-      if (!event.has_perf_data()) continue;
-      auto& slot = level == EventLevel::kInstruction ? scope : kernel;
-      slot.emplace(*ref, event.stats().avg);
+    const auto times = block_instruction_times(in_.blocks[*main_]);
+    time_ = times.time;
+    for (const auto& [ref, e] : times.event) {
+      if (row_of_[*main_][e]) representative_[ref] = e;
     }
-    time_ = scope;
-    for (const auto& [ref, avg] : kernel) time_.emplace(ref, avg);  // where no scope was profiled
-    double total = 0;
-    for (const auto& [ref, avg] : time_) total += avg;
+    for (const auto& [ref, avg] : time_) total_ += avg;
     for (const auto& [ref, avg] : time_) {
-      share_[ref] = total > 0 ? avg / total : 0;
+      share_[ref] = total_ > 0 ? avg / total_ : 0;
       if (auto rep = representative_.find(ref); rep != representative_.end()) {
         data_.rows[*row_of_[*main_][rep->second]].share = share_[ref];
       }
     }
-    total_ = total;
   }
 
   void op_types() {
@@ -299,6 +311,17 @@ class Builder {
 };
 
 }  // namespace
+
+std::map<InstructionRef, double> instruction_time_shares(const inspect::Inspection& inspection) {
+  std::map<InstructionRef, double> shares;
+  const auto main = main_block(inspection);
+  if (!main) return shares;
+  shares = block_instruction_times(inspection.blocks[*main]).time;
+  double total = 0;
+  for (const auto& [ref, avg] : shares) total += avg;
+  for (auto& [ref, share] : shares) share = total > 0 ? share / total : 0;
+  return shares;
+}
 
 ReportData report_from_inspection(const inspect::Inspection& inspection, const ReportSources& sources) {
   return Builder(inspection, sources).build();

@@ -8,6 +8,7 @@
 // that over the sum for all instructions of the block.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,9 @@ struct ReportSources {
   const pte::ExecutionPlan* plan = nullptr;               // the profiled method: graph and op names
   std::optional<ByteSpan> debug_buffer;                    // intermediate output summaries
 };
+
+// Each instruction's share of the main block's instruction time (0..1).
+std::map<InstructionRef, double> instruction_time_shares(const inspect::Inspection& inspection);
 
 ReportData report_from_inspection(const inspect::Inspection& inspection, const ReportSources& sources);
 

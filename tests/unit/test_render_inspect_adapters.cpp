@@ -176,3 +176,12 @@ TEST_CASE("report from the Inspector: a program that does not match is noted, no
   CHECK(without.notes == std::vector<std::string>{"no program given: the graph is not drawn"});
   CHECK_FALSE(without.graph);
 }
+
+TEST_CASE("instruction time shares: the scope's mean over the block's instruction total", "[render][graph][inspect]") {
+  // OPERATOR_CALL #0 takes 500 ns, DELEGATE_CALL #1 150 ns; the kernel and
+  // backend events inside them and Method::execute do not count.
+  const auto shares = render::instruction_time_shares(inspection());
+  REQUIRE(shares.size() == 2);
+  CHECK(shares.at({0, 0}) == Approx(500.0 / 650));
+  CHECK(shares.at({0, 1}) == Approx(150.0 / 650));
+}

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <set>
 
-#include "libcore/formats/etdump/etdump.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/render/dot.h"
 #include "libcore/render/graphviz.h"
 #include "libcore/render/heat_color.h"
-#include "libcore/render/instruction_times.h"
 #include "libcore/render/program_graph.h"
 #include "libcore/render/program_graph_dot.h"
 #include "tests/support/test_support.h"
@@ -228,32 +226,4 @@ TEST_CASE("graphviz rejects broken DOT with its own message", "[render][dot]") {
   }
   REQUIRE_FALSE(svg.ok());
   CHECK(svg.error().message.rfind("graphviz 'dot -Tsvg' failed", 0) == 0);
-}
-
-TEST_CASE("time shares from ETDump profile events", "[render][graph]") {
-  auto profile = [](std::string name, int32_t chain, int32_t instruction, uint64_t start, uint64_t end) {
-    etdump::Event e;
-    e.profile_event = etdump::ProfileEvent{};
-    e.profile_event->name = std::move(name);
-    e.profile_event->chain_index = chain;
-    e.profile_event->instruction_id = instruction;
-    e.profile_event->start_time = start;
-    e.profile_event->end_time = end;
-    return e;
-  };
-  etdump::EtDump dump;
-  dump.run_data.push_back({"Default", -1, {}, std::vector<etdump::Event>{profile("Method::init", -1, 0, 0, 50)}});
-  auto delegate = profile("", 0, 1, 410, 490);
-  delegate.profile_event->name.reset();
-  delegate.profile_event->delegate_debug_id_str = "conv #1";
-  dump.run_data.push_back({"Execute", -1, {}, std::vector<etdump::Event>{
-      profile("native_call_mul.out", 0, 0, 110, 390), profile("OPERATOR_CALL", 0, 0, 100, 400), delegate,
-      profile("DELEGATE_CALL", 0, 1, 400, 500), profile("Method::execute", -1, 0, 90, 510)}});
-  dump.run_data.push_back({"Execute", -1, {}, std::vector<etdump::Event>{
-      profile("OPERATOR_CALL", 0, 0, 1000, 1200), profile("DELEGATE_CALL", 0, 1, 1200, 1300)}});
-  // Instruction 0: 300 + 200 = 500 ticks, instruction 1: 100 + 100 = 200.
-  const auto shares = render::instruction_time_shares(dump);
-  REQUIRE(shares.size() == 2);
-  CHECK(shares.at({0, 0}) == Approx(5.0 / 7));
-  CHECK(shares.at({0, 1}) == Approx(2.0 / 7));
 }

@@ -1,9 +1,9 @@
 // et-graph: the instruction graph of a .pte method (values as edges,
 // delegate calls as clusters) as Graphviz DOT, or rendered by Graphviz;
 // with --etdump, instructions are coloured and labelled by time share.
-#include "libcore/formats/etdump/etdump_reader.h"
+#include "libcore/inspect/event_blocks.h"
 #include "libcore/render/graphviz.h"
-#include "libcore/render/instruction_times.h"
+#include "libcore/render/inspect_report.h"
 #include "libcore/render/program_graph_dot.h"
 #include "libcore/support/file.h"
 #include "runner/program_file.h"
@@ -39,9 +39,9 @@ Result<int> run(const Options& o) {
   render::GraphDotOptions options;
   if (!o.etdump.empty()) {
     ETKIT_ASSIGN_OR_RETURN(auto file, InputFile::open(o.etdump, InputFile::Access::kSequential));
-    auto dump = etdump::read_etdump(file->bytes());
-    if (!dump) return std::move(dump).error().at_file(file->path());
-    options.time_share = render::instruction_time_shares(*dump);
+    auto inspection = inspect::build_event_blocks(file->bytes());
+    if (!inspection) return std::move(inspection).error().at_file(file->path());
+    options.time_share = render::instruction_time_shares(*inspection);
     for (const auto& [ref, share] : options.time_share) {
       if (!graph->find(ref)) {
         return bad_input("has events for instruction " + render::instruction_label(ref) + ", which method '" +
