@@ -210,8 +210,8 @@ class Page {
     label_width = std::min(label_width + 12, 360.0);
     const double bar_area = 560, row = 22, width = label_width + bar_area + 150;
     const double height = row * static_cast<double>(bars.size()) + 10;
-    out_ += "<section id=\"optypes\"><h2>Time by op type (" + html_escape(data_.unit) +
-            ", sum over the table's kernel and delegate events)</h2>\n";
+    out_ += "<section id=\"optypes\"><h2>Time by op type (" + html_escape(data_.unit) + ")</h2>\n";
+    if (!data_.op_type_caption.empty()) out_ += "<p>" + html_escape(data_.op_type_caption) + "</p>\n";
     out_ += "<svg id=\"optype-chart\" role=\"img\" width=\"" + px(width) + "\" height=\"" + px(height) +
             "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\">\n";
     for (size_t i = 0; i < bars.size(); ++i) {

@@ -79,6 +79,7 @@ struct ReportData {
   std::string unit = "ms";  // of every time in the report
   std::vector<ReportRow> rows;
   std::vector<ReportBar> op_type_times;  // largest first
+  std::string op_type_caption;           // how the bars were computed
   std::optional<ReportTimeline> timeline;
   std::optional<ProgramGraph> graph;
   std::map<InstructionRef, NodeAnnotation> nodes;

@@ -177,6 +177,9 @@ class Builder {
       by_label[label] += avg;
     }
     for (const auto& label : order) data_.op_type_times.push_back({label, by_label[label]});
+    data_.op_type_caption =
+        "Mean time per execution of each instruction (its OPERATOR_CALL or DELEGATE_CALL), summed per op type: "
+        "the ETRecord's op types where linked, else the program's operator, else the kernel event's name.";
     std::stable_sort(data_.op_type_times.begin(), data_.op_type_times.end(),
                      [](const auto& a, const auto& b) { return a.value > b.value; });
   }
