@@ -1,6 +1,7 @@
 #include "libcore/render/chrome_trace.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "libcore/support/json_writer.h"
@@ -37,7 +38,10 @@ namespace {
 std::vector<std::vector<size_t>> nest_into_lanes(const std::vector<TraceSlice>& slices) {
   std::vector<size_t> order(slices.size());
   std::iota(order.begin(), order.end(), 0);
-  auto end_of = [&](size_t i) { return slices[i].start + slices[i].duration; };
+  auto end_of = [&](size_t i) {  // saturating: a malformed slice must not wrap around
+    const uint64_t room = std::numeric_limits<uint64_t>::max() - slices[i].start;
+    return slices[i].start + std::min(slices[i].duration, room);
+  };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (slices[a].start != slices[b].start) return slices[a].start < slices[b].start;
     if (end_of(a) != end_of(b)) return end_of(a) > end_of(b);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "libcore/render/inspect_events.h"
@@ -46,12 +47,14 @@ Result<TraceInput> trace_from_inspection(const inspect::Inspection& inspection) 
       auto& tracks = delegated ? delegates : runs;
       for (size_t run = 0; run < event.raw.size() && run < event.start_time.size(); ++run) {
         if (tracks.size() <= run) tracks.resize(run + 1);
+        // Saturate: a slice must end by the largest tick (and a cast of 2^64 is undefined).
+        const uint64_t room = std::numeric_limits<uint64_t>::max() - event.start_time[run];
         const double ticks = std::max(0.0, std::round(event.raw[run] * factor));
         TraceSlice slice;
         slice.name = event.name;
         slice.category = block.name;
         slice.start = event.start_time[run];
-        slice.duration = static_cast<uint64_t>(ticks);
+        slice.duration = ticks >= static_cast<double>(room) ? room : static_cast<uint64_t>(ticks);
         slice.level = delegated ? 0 : static_cast<int>(event_level(event));
         slice.args = slice_args(block, event, run);
         tracks[run].slices.push_back(std::move(slice));

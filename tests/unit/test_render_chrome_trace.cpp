@@ -152,3 +152,17 @@ TEST_CASE("chrome trace: partially overlapping slices move to an overlap lane", 
   CHECK(names == std::map<int, std::string>{{1, "run 0"}, {2, "run 0 (overlap 1)"}});
   CHECK(trace["otherData"]["source_time_scale"] == "ns");
 }
+
+TEST_CASE("chrome trace: slices at the end of the tick range stay valid", "[render][trace]") {
+  const uint64_t max = std::numeric_limits<uint64_t>::max();
+  render::TraceInput input;
+  input.processes.push_back({"Execute", {{"run 0", {{"outer", "Execute", max - 10, 100, 0, {}},
+                                                    {"inner", "Execute", max - 5, 2, 1, {}}}}}});
+  const json trace = write_and_parse(input);
+  std::map<std::string, int> tid_of;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") tid_of[e["name"]] = e["tid"];
+  }
+  // The outer slice ends at the largest tick, so the inner one still nests.
+  CHECK(tid_of == std::map<std::string, int>{{"outer", 1}, {"inner", 1}});
+}
