@@ -12,19 +12,30 @@ namespace etkit::inspect {
 
 namespace {
 
+Status write_error() {
+  if (errno == EPIPE) return Error{ErrorKind::kBrokenPipe, "<stdout>", {}, "broken pipe"};
+  return io_error("<stdout>", "cannot write the output");
+}
+
 Status write_text(const std::string& text, std::FILE* out) {
-  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
-    if (errno == EPIPE) return Error{ErrorKind::kBrokenPipe, "<stdout>", {}, "broken pipe"};
-    return io_error("<stdout>", "cannot write the output");
-  }
+  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) return write_error();
+  return {};
+}
+
+// Streamed: a table of a big dump is far larger than its frame.
+Status write_table(const Frame& frame, TableFormat format, std::FILE* out) {
+  bool failed = false;
+  tabulate_lines(frame, format, [&](std::string_view line) {
+    failed = failed || std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fputc('\n', out) == EOF;
+  });
+  if (failed || std::fflush(out) != 0) return write_error();
   return {};
 }
 
 Status write_frame(const Inspection& inspection, const Frame& frame, const ReportOptions& options, std::FILE* out) {
   switch (options.format) {
-    // print() adds the newline after tabulate's text.
-    case OutputFormat::kTable: return write_text(tabulate(frame, TableFormat::kFancyGrid) + "\n", out);
-    case OutputFormat::kMarkdown: return write_text(tabulate(frame, TableFormat::kPipe) + "\n", out);
+    case OutputFormat::kTable: return write_table(frame, TableFormat::kFancyGrid, out);
+    case OutputFormat::kMarkdown: return write_table(frame, TableFormat::kPipe, out);
     case OutputFormat::kCsv: return write_text(to_delimited(frame, ','), out);
     case OutputFormat::kTsv: return write_text(to_delimited(frame, '\t'), out);
     case OutputFormat::kJson:

@@ -130,8 +130,14 @@ std::string pad_right(size_t width, const std::string& s) {
 struct AlignedColumn {
   bool numeric = false;
   size_t width = 0;
-  std::vector<std::string> cells;  // aligned; multiline cells keep their line breaks
+  // Decimal-aligned or stripped, not yet padded to `width` (that happens per
+  // line on output); multiline cells keep their line breaks.
+  std::vector<std::string> cells;
 };
+
+std::string pad(const AlignedColumn& column, const std::string& s) {
+  return column.numeric ? pad_left(column.width, s) : pad_right(column.width, s);
+}
 
 // _align_column with numalign "decimal" and stralign "left".
 AlignedColumn align_column(std::vector<std::string> strings, bool numeric, size_t min_width, bool multiline) {
@@ -150,19 +156,7 @@ AlignedColumn align_column(std::vector<std::string> strings, bool numeric, size_
   }
   out.width = min_width;
   for (const std::string& s : strings) out.width = std::max(out.width, text_width(s, multiline));
-  for (const std::string& s : strings) {
-    if (!multiline) {
-      out.cells.push_back(numeric ? pad_left(out.width, s) : pad_right(out.width, s));
-      continue;
-    }
-    std::string joined;
-    const std::vector<std::string> lines = split_lines(s);
-    for (size_t l = 0; l < lines.size(); ++l) {
-      if (l) joined += '\n';
-      joined += numeric ? pad_left(out.width, lines[l]) : pad_right(out.width, lines[l]);
-    }
-    out.cells.push_back(std::move(joined));
-  }
+  out.cells = std::move(strings);
   return out;
 }
 
@@ -207,38 +201,46 @@ std::string pipe_rule(const std::vector<AlignedColumn>& columns, bool have_align
   return out + "|";
 }
 
-// One row of cells (each a single line) between the row delimiters, with
-// trailing whitespace removed as _build_simple_row does.
-std::string simple_row(const std::vector<std::string>& cells, const char* delimiter) {
+using Emit = std::function<void(std::string_view)>;
+
+// One row of single-line cells, each padded to its column, between the row
+// delimiters, with trailing whitespace removed as _build_simple_row does.
+std::string simple_row(const std::vector<const std::string*>& cells, const std::vector<AlignedColumn>& columns,
+                       const char* delimiter) {
   std::string out = delimiter;
   for (size_t c = 0; c < cells.size(); ++c) {
     if (c) out += delimiter;
-    out += " " + cells[c] + " ";
+    out += ' ';
+    out += pad(columns[c], *cells[c]);
+    out += ' ';
   }
   out += delimiter;
   while (!out.empty() && is_space(out.back())) out.pop_back();
   return out;
 }
 
-void append_row(std::vector<std::string>& lines, const std::vector<std::string>& cells,
-                const std::vector<AlignedColumn>& columns, const char* delimiter, bool multiline) {
+void emit_row(const Emit& emit, const std::vector<const std::string*>& cells, const std::vector<AlignedColumn>& columns,
+              const char* delimiter, bool multiline) {
   if (!multiline) {
-    lines.push_back(simple_row(cells, delimiter));
+    emit(simple_row(cells, columns, delimiter));
     return;
   }
-  // _append_multiline_row: cells split into lines, short cells filled with
-  // blank lines at the bottom.
+  // _append_multiline_row: cells split into lines (each padded), short cells
+  // filled with blank lines at the bottom.
   std::vector<std::vector<std::string>> cell_lines;
   size_t height = 0;
-  for (const std::string& cell : cells) {
-    cell_lines.push_back(split_lines(cell));
+  for (const std::string* cell : cells) {
+    cell_lines.push_back(split_lines(*cell));
     height = std::max(height, cell_lines.back().size());
   }
-  for (size_t c = 0; c < cell_lines.size(); ++c) cell_lines[c].resize(height, std::string(columns[c].width, ' '));
   for (size_t l = 0; l < height; ++l) {
-    std::vector<std::string> line;
-    for (const auto& cl : cell_lines) line.push_back(cl[l]);
-    lines.push_back(simple_row(line, delimiter));
+    std::vector<std::string> line(cells.size());
+    std::vector<const std::string*> refs;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (l < cell_lines[c].size()) line[c] = cell_lines[c][l];
+      refs.push_back(&line[c]);
+    }
+    emit(simple_row(refs, columns, delimiter));
   }
 }
 
@@ -246,25 +248,24 @@ bool has_line_break(std::string_view s) { return s.find_first_of("\r\n") != std:
 
 }  // namespace
 
-std::string tabulate(const Frame& frame, TableFormat format) {
+void tabulate_lines(const Frame& frame, TableFormat format, const Emit& emit) {
   // An empty frame gets no index column: tabulate adds the index header only
   // when there are rows.
   const bool with_index = !frame.rows.empty();
   std::vector<std::string> headers;
   if (with_index) headers.emplace_back();
   headers.insert(headers.end(), frame.columns.begin(), frame.columns.end());
-
-  std::vector<std::vector<Cell>> columns(headers.size());
-  for (size_t r = 0; r < frame.rows.size(); ++r) {
-    size_t c = 0;
-    if (with_index) columns[c++].push_back(Cell::integer(frame.index[r]));
-    for (const Cell& cell : frame.rows[r]) columns[c++].push_back(cell);
-  }
+  const size_t first_data = with_index ? 1 : 0;
+  std::vector<Cell> index_cells;
+  for (int64_t i : frame.index) index_cells.push_back(Cell::integer(i));
+  auto cell_at = [&](size_t r, size_t c) -> const Cell& {
+    return c < first_data ? index_cells[r] : frame.rows[r][c - first_data];
+  };
 
   bool multiline = false;
   for (const std::string& h : headers) multiline = multiline || has_line_break(h);
-  for (const auto& column : columns) {
-    for (const Cell& cell : column) {
+  for (const auto& row : frame.rows) {
+    for (const Cell& cell : row) {
       multiline = multiline || ((cell.kind == Cell::Kind::kStr || cell.kind == Cell::Kind::kObject) &&
                                 has_line_break(cell.text));
     }
@@ -273,47 +274,46 @@ std::string tabulate(const Frame& frame, TableFormat format) {
   std::vector<AlignedColumn> aligned;
   for (size_t c = 0; c < headers.size(); ++c) {
     ColumnType type = ColumnType::kBool;
-    for (const Cell& cell : columns[c]) type = std::max(type, cell_type(cell));
+    for (size_t r = 0; r < frame.rows.size(); ++r) type = std::max(type, cell_type(cell_at(r, c)));
     const bool numeric = type == ColumnType::kInt || type == ColumnType::kFloat;
     std::vector<std::string> strings;
-    for (const Cell& cell : columns[c]) strings.push_back(format_cell(cell, type));
+    for (size_t r = 0; r < frame.rows.size(); ++r) strings.push_back(format_cell(cell_at(r, c), type));
     aligned.push_back(align_column(std::move(strings), numeric, text_width(headers[c], multiline) + 2, multiline));
   }
   // Without rows every column is aligned as text.
-  std::vector<std::string> header_cells;
-  for (size_t c = 0; c < headers.size(); ++c) {
-    header_cells.push_back(aligned[c].numeric ? pad_left(aligned[c].width, headers[c])
-                                              : pad_right(aligned[c].width, headers[c]));
-  }
+  std::vector<const std::string*> header_cells;
+  for (const std::string& h : headers) header_cells.push_back(&h);
   std::vector<size_t> padded_widths;
   for (const AlignedColumn& column : aligned) padded_widths.push_back(column.width + 2);
+  auto row_cells = [&](size_t r) {
+    std::vector<const std::string*> cells;
+    for (const AlignedColumn& column : aligned) cells.push_back(&column.cells[r]);
+    return cells;
+  };
 
-  std::vector<std::string> lines;
   if (format == TableFormat::kFancyGrid) {
-    lines.push_back(rule({"╒", "═", "╤", "╕"}, padded_widths));
-    append_row(lines, header_cells, aligned, "│", multiline);
-    lines.push_back(rule({"╞", "═", "╪", "╡"}, padded_widths));
+    emit(rule({"╒", "═", "╤", "╕"}, padded_widths));
+    emit_row(emit, header_cells, aligned, "│", multiline);
+    emit(rule({"╞", "═", "╪", "╡"}, padded_widths));
+    const std::string between = rule({"├", "─", "┼", "┤"}, padded_widths);
     for (size_t r = 0; r < frame.rows.size(); ++r) {
-      if (r) lines.push_back(rule({"├", "─", "┼", "┤"}, padded_widths));
-      std::vector<std::string> cells;
-      for (const AlignedColumn& column : aligned) cells.push_back(column.cells[r]);
-      append_row(lines, cells, aligned, "│", multiline);
+      if (r) emit(between);
+      emit_row(emit, row_cells(r), aligned, "│", multiline);
     }
-    lines.push_back(rule({"╘", "═", "╧", "╛"}, padded_widths));
+    emit(rule({"╘", "═", "╧", "╛"}, padded_widths));
   } else {
-    append_row(lines, header_cells, aligned, "|", multiline);
-    lines.push_back(pipe_rule(aligned, with_index));
-    for (size_t r = 0; r < frame.rows.size(); ++r) {
-      std::vector<std::string> cells;
-      for (const AlignedColumn& column : aligned) cells.push_back(column.cells[r]);
-      append_row(lines, cells, aligned, "|", multiline);
-    }
+    emit_row(emit, header_cells, aligned, "|", multiline);
+    emit(pipe_rule(aligned, with_index));
+    for (size_t r = 0; r < frame.rows.size(); ++r) emit_row(emit, row_cells(r), aligned, "|", multiline);
   }
+}
+
+std::string tabulate(const Frame& frame, TableFormat format) {
   std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i) out += '\n';
-    out += lines[i];
-  }
+  tabulate_lines(frame, format, [&](std::string_view line) {
+    if (!out.empty()) out += '\n';
+    out += line;
+  });
   return out;
 }
 

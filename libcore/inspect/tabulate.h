@@ -7,7 +7,9 @@
 // Widths count code points, as tabulate does without the wcwidth package.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "libcore/inspect/frame.h"
 
@@ -18,7 +20,12 @@ enum class TableFormat {
   kPipe,       // markdown, as pandas' DataFrame.to_markdown()
 };
 
-// The table text without a final newline (print() adds it).
+// Hands the table to `emit` line by line (without line breaks): a table can
+// be far larger than its frame, since every cell is padded to its column's
+// widest cell.
+void tabulate_lines(const Frame& frame, TableFormat format, const std::function<void(std::string_view)>& emit);
+
+// The lines joined with "\n", without a final newline (print() adds it).
 std::string tabulate(const Frame& frame, TableFormat format);
 
 }  // namespace etkit::inspect

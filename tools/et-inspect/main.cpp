@@ -98,8 +98,12 @@ Result<int> run(const Options& o) {
   auto built = inspect::build_event_blocks(input->bytes(), build);
   if (!built) return in_file(std::move(built).error(), input, debug_buffer);
   inspect::Inspection inspection = std::move(built).value();
+  // The model holds copies: unmapping the dump keeps peak memory at the
+  // larger of reading and rendering, not their sum.
+  const std::string path = input->path();
+  input.reset();
   inspect::exclude_warmup(inspection, o.exclude_warmup);
-  for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, input->path() + ": " + warning);
+  for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, path + ": " + warning);
 
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (!o.find_total_for_module.empty()) {
@@ -110,8 +114,8 @@ Result<int> run(const Options& o) {
     return tools::kExitOk;
   }
 
-  ETKIT_TRY(check_has_events(inspection, input->path()));
-  if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, input->path(), debug_buffer));
+  ETKIT_TRY(check_has_events(inspection, path));
+  if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
   if (o.format == "chrome-trace") {
     ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
     ETKIT_TRY(render::write_chrome_trace(trace, out->stream()));
