@@ -4,6 +4,7 @@
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/inspect/event_blocks.h"
+#include "libcore/inspect/link.h"
 #include "libcore/render/inspect_report.h"
 #include "libcore/render/inspect_trace.h"
 #include "tests/support/test_support.h"
@@ -184,4 +185,48 @@ TEST_CASE("instruction time shares: the scope's mean over the block's instructio
   REQUIRE(shares.size() == 2);
   CHECK(shares.at({0, 0}) == Approx(500.0 / 650));
   CHECK(shares.at({0, 1}) == Approx(150.0 / 650));
+}
+
+TEST_CASE("with ETRecord links: op types, module path and source reach the report and the trace", "[render][inspect]") {
+  inspect::RecordLinks links;
+  links.debug_handle_map["0"] = {false, {10}};
+  links.debug_handle_map["1"] = {true, {11}};
+  links.delegate_map = std::map<std::string, inspect::DelegateEntry>{
+      {"1", inspect::DelegateEntry{"XnnpackBackend", {{"conv #1", {true, {11}}}}}}};
+  inspect::OpNode mul;
+  mul.name = "aten_mul_tensor_";
+  mul.op = "aten.mul.Tensor";
+  mul.debug_handle = 10;
+  mul.stack_trace = "  File \"/src/model.py\", line 7, in helper\n  File \"/src/model.py\", line 42, in forward\n"
+                    "    return x * x\n";
+  mul.nn_module_stack = std::vector<inspect::ModuleStackEntry>{{"L__self___block", "block", "model.Block"},
+                                                               {"L__self___block_mul", "block.mul", "model.Mul"}};
+  links.op_nodes = {mul};
+  auto linked = inspection();
+  inspect::link_events(linked, links);
+
+  const auto p = plan();
+  render::ReportSources sources;
+  sources.plan = &p;
+  const auto data = render::report_from_inspection(linked, sources);
+  REQUIRE(data.rows.size() == 4);
+  CHECK(data.rows[0].op_types == std::vector<std::string>{"aten.mul.Tensor"});
+  CHECK(data.rows[0].module_path == "block.mul");
+  CHECK(data.rows[0].source == "/src/model.py:42");  // the last frame
+  CHECK(data.rows[1].backend == "XnnpackBackend");
+  CHECK(data.nodes.at({0, 0}).source == "/src/model.py:42");
+  REQUIRE_FALSE(data.op_type_times.empty());
+  CHECK(data.op_type_times[0].label == "aten.mul.Tensor");
+
+  auto trace = render::trace_from_inspection(linked);
+  REQUIRE(trace.ok());
+  const auto* kernel = find(trace->processes[0].tracks[0], "native_call_mul.out");
+  REQUIRE(kernel);
+  std::map<std::string, render::TraceArgValue> args;
+  for (const auto& arg : kernel->args) args.emplace(arg.key, arg.value);
+  CHECK(std::get<std::vector<std::string>>(args.at("op_types")) == std::vector<std::string>{"aten.mul.Tensor"});
+  CHECK(std::get<std::string>(args.at("module_path")) == "block.mul");
+  CHECK(std::get<std::string>(args.at("source")) == "/src/model.py:42");
+  CHECK(std::get<std::vector<int64_t>>(args.at("debug_handles")) == std::vector<int64_t>{10});
+  CHECK(std::get<int64_t>(args.at("instruction_id")) == 0);
 }
