@@ -17,10 +17,10 @@ struct Box {
 };
 
 struct GraphLayout {
-  std::vector<Box> nodes;         // per ProgramGraph node
-  std::vector<Box> clusters;      // per ProgramGraph cluster (around its nodes)
-  std::vector<size_t> layer;      // per node
-  double width = 0, height = 0;   // of the whole drawing
+  std::vector<Box> nodes;        // per ProgramGraph node
+  std::vector<Box> clusters;     // per ProgramGraph cluster (around its nodes)
+  std::vector<size_t> layer;     // per node
+  double width = 0, height = 0;  // of the whole drawing
 };
 
 // Node label lines as drawn: `lines[i]` for node i decides its size.

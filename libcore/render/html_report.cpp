@@ -15,12 +15,23 @@ std::string html_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -63,14 +74,16 @@ table.kv td:first-child { color: var(--muted); }
 .notes { color: var(--muted); margin: 8px 0; padding-left: 18px; }
 .scroll { overflow: auto; max-height: 900px; border: 1px solid var(--line); border-radius: 6px; }
 table.data { font-size: 13px; width: 100%; }
-table.data th, table.data td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
+table.data th, table.data td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: left;
+                               white-space: nowrap; }
 table.data td.num, table.data th.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.data thead th { position: sticky; top: 0; background: var(--bg-alt); cursor: pointer; user-select: none; }
 table.data thead th[aria-sort=ascending]::after { content: " \25B2"; }
 table.data thead th[aria-sort=descending]::after { content: " \25BC"; }
 table.data tbody tr:nth-child(even) { background: #fbfbfc; }
 table.data tbody tr:target { background: #fff3c4; outline: 2px solid #e0a800; }
-.share { display: inline-block; width: 60px; height: 9px; background: var(--bg-alt); border: 1px solid var(--line); margin-right: 6px; }
+.share { display: inline-block; width: 60px; height: 9px; background: var(--bg-alt); border: 1px solid var(--line);
+         margin-right: 6px; }
 .share > span { display: block; height: 100%; background: #e53935; }
 svg text { font: 12px system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: var(--fg); }
 svg .muted { fill: var(--muted); }
@@ -220,8 +233,8 @@ class Page {
       const double w = max_value > 0 ? bar_area * bar.value / max_value : 0;
       const std::string share = total > 0 ? format_percent(bar.value / total) : "";
       out_ += "<g class=\"bar\" data-label=\"" + html_escape(bar.label) + "\" data-value=\"" + exact(bar.value) + "\">";
-      out_ += "<title>" + html_escape(bar.label) + ": " + fmt(bar.value) + " " + html_escape(data_.unit) + " (" + share +
-              ")</title>";
+      out_ += "<title>" + html_escape(bar.label) + ": " + fmt(bar.value) + " " + html_escape(data_.unit) + " (" +
+              share + ")</title>";
       out_ += "<text x=\"" + px(label_width - 8) + "\" y=\"" + px(y + 15) + "\" text-anchor=\"end\">" +
               html_escape(bar.label) + "</text>";
       out_ += "<rect x=\"" + px(label_width) + "\" y=\"" + px(y + 3) + "\" width=\"" + px(std::max(w, 1.0)) +
@@ -253,8 +266,9 @@ class Page {
     if (end > 0) {
       const double raw_step = end / 8;
       const double magnitude = std::pow(10.0, std::floor(std::log10(raw_step)));
-      const double step = raw_step / magnitude < 2 ? 2 * magnitude : raw_step / magnitude < 5 ? 5 * magnitude
-                                                                                                : 10 * magnitude;
+      const double step = raw_step / magnitude < 2   ? 2 * magnitude
+                          : raw_step / magnitude < 5 ? 5 * magnitude
+                                                     : 10 * magnitude;
       for (double tick = 0; tick <= end * 1.0001; tick += step) {
         const double x = gutter + tick * scale;
         out_ += "<line x1=\"" + px(x) + "\" y1=\"" + px(axis - 4) + "\" x2=\"" + px(x) + "\" y2=\"" + px(height - 10) +
@@ -277,11 +291,11 @@ class Page {
       const std::string fill = s.lane == 0 ? "#c8d1dc" : heat_color(max_duration > 0 ? s.duration / max_duration : 0);
       std::string g = "<g class=\"slice-group\"><title>" + html_escape(s.name) + "\nstart " + fmt(s.start) + " " +
                       html_escape(data_.unit) + ", duration " + fmt(s.duration) + " " + html_escape(data_.unit) +
-                      "</title><rect class=\"slice" + std::string(s.delegated ? " delegated" : "") +
-                      "\" data-name=\"" + html_escape(s.name) + "\" data-start=\"" + exact(s.start) +
-                      "\" data-duration=\"" + exact(s.duration) + "\" x=\"" + px(x) + "\" y=\"" + px(y) +
-                      "\" width=\"" + px(w) + "\" height=\"" + px(lane_height - 4) + "\"" +
-                      (s.delegated ? "" : " fill=\"" + fill + "\"") + "/>";
+                      "</title><rect class=\"slice" + std::string(s.delegated ? " delegated" : "") + "\" data-name=\"" +
+                      html_escape(s.name) + "\" data-start=\"" + exact(s.start) + "\" data-duration=\"" +
+                      exact(s.duration) + "\" x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(w) +
+                      "\" height=\"" + px(lane_height - 4) + "\"" + (s.delegated ? "" : " fill=\"" + fill + "\"") +
+                      "/>";
       // A label only where it fits (about 7 px per character).
       const std::string label = s.name.size() > 40 ? s.name.substr(0, 40) : s.name;
       if (w > text_width(label) + 6) {
@@ -296,11 +310,16 @@ class Page {
 
   static const char* kind_class(NodeKind kind) {
     switch (kind) {
-      case NodeKind::kInput: return "input";
-      case NodeKind::kOutput: return "output";
-      case NodeKind::kConstant: return "constant";
-      case NodeKind::kDelegate: return "delegate";
-      default: return "instruction";
+      case NodeKind::kInput:
+        return "input";
+      case NodeKind::kOutput:
+        return "output";
+      case NodeKind::kConstant:
+        return "constant";
+      case NodeKind::kDelegate:
+        return "delegate";
+      default:
+        return "instruction";
     }
   }
 
@@ -335,19 +354,21 @@ class Page {
       for (double stop : {0.0, 0.5, 1.0}) {
         out_ += "<stop offset=\"" + px(stop * 100) + "%\" stop-color=\"" + heat_color(stop) + "\"/>";
       }
-      out_ += "</linearGradient></defs><rect width=\"160\" height=\"12\" fill=\"url(#heat)\" stroke=\"#999\"/></svg>. "
-              "Click a node for its table row.</p>\n";
+      out_ +=
+          "</linearGradient></defs><rect width=\"160\" height=\"12\" fill=\"url(#heat)\" stroke=\"#999\"/></svg>. "
+          "Click a node for its table row.</p>\n";
     }
     out_ += "<div class=\"scroll\"><svg id=\"graph-chart\" role=\"img\" width=\"" + px(layout.width) + "\" height=\"" +
             px(layout.height) + "\" viewBox=\"0 0 " + px(layout.width) + " " + px(layout.height) + "\">\n";
-    out_ += "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" "
-            "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#8c959f\"/>"
-            "</marker></defs>\n";
+    out_ +=
+        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" "
+        "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#8c959f\"/>"
+        "</marker></defs>\n";
     for (size_t c = 0; c < g.clusters.size(); ++c) {
       const Box& b = layout.clusters[c];
       out_ += "<g class=\"cluster-group\"><rect class=\"cluster\" rx=\"8\" x=\"" + px(b.x) + "\" y=\"" + px(b.y) +
-              "\" width=\"" + px(b.width) + "\" height=\"" + px(b.height) + "\"/><text x=\"" + px(b.x + 8) +
-              "\" y=\"" + px(b.y + 14) + "\">" + html_escape(g.clusters[c].label) + "</text></g>\n";
+              "\" width=\"" + px(b.width) + "\" height=\"" + px(b.height) + "\"/><text x=\"" + px(b.x + 8) + "\" y=\"" +
+              px(b.y + 14) + "\">" + html_escape(g.clusters[c].label) + "</text></g>\n";
     }
     // Edges meeting at a node spread over its top or bottom side, ordered by
     // where their other end is, so they do not all end in one point.
@@ -360,11 +381,14 @@ class Page {
     auto centre = [&](size_t v) { return layout.nodes[v].x + layout.nodes[v].width / 2; };
     auto spread = [&](std::vector<size_t>& edges, size_t node, bool by_source, std::vector<double>& x) {
       std::stable_sort(edges.begin(), edges.end(), [&](size_t p, size_t q) {
-        return centre(by_source ? g.edges[p].from : g.edges[p].to) < centre(by_source ? g.edges[q].from : g.edges[q].to);
+        return centre(by_source ? g.edges[p].from : g.edges[p].to) <
+               centre(by_source ? g.edges[q].from : g.edges[q].to);
       });
-      const double width = edges.size() > 1 ? std::min(layout.nodes[node].width * 0.6, 14.0 * static_cast<double>(edges.size() - 1)) : 0;
+      const double width =
+          edges.size() > 1 ? std::min(layout.nodes[node].width * 0.6, 14.0 * static_cast<double>(edges.size() - 1)) : 0;
       for (size_t i = 0; i < edges.size(); ++i) {
-        x[edges[i]] = centre(node) - width / 2 + (edges.size() > 1 ? width * static_cast<double>(i) / static_cast<double>(edges.size() - 1) : 0);
+        x[edges[i]] = centre(node) - width / 2 +
+                      (edges.size() > 1 ? width * static_cast<double>(i) / static_cast<double>(edges.size() - 1) : 0);
       }
     };
     for (size_t v = 0; v < g.nodes.size(); ++v) {
@@ -429,9 +453,10 @@ class Page {
     const bool modules = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.module_path.empty(); });
     const bool sources = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.source.empty(); });
     const std::string u = " (" + html_escape(data_.unit) + ")";
-    out_ += "<section id=\"events\"><h2>Events</h2>\n<div class=\"scroll\"><table id=\"event-table\" "
-            "class=\"data sortable\">\n<thead><tr><th class=\"num\">#</th><th>block</th><th>event</th><th "
-            "class=\"num\">instruction</th><th class=\"num\">runs</th>";
+    out_ +=
+        "<section id=\"events\"><h2>Events</h2>\n<div class=\"scroll\"><table id=\"event-table\" "
+        "class=\"data sortable\">\n<thead><tr><th class=\"num\">#</th><th>block</th><th>event</th><th "
+        "class=\"num\">instruction</th><th class=\"num\">runs</th>";
     for (const char* stat : {"p10", "p50", "p90", "avg", "min", "max"}) {
       out_ += "<th class=\"num\">" + std::string(stat) + u + "</th>";
     }
@@ -444,8 +469,9 @@ class Page {
       out_ += "<tr id=\"" + row_anchor(i) + "\"><td class=\"num\" data-v=\"" + std::to_string(i) + "\">" +
               std::to_string(i) + "</td><td>" + html_escape(r.block) + "</td><td>" + html_escape(r.name) + "</td>";
       if (r.instruction) {
-        out_ += "<td class=\"num\" data-v=\"" + std::to_string(r.instruction->chain * 1000000 + r.instruction->instruction) +
-                "\">" + html_escape(instruction_label(*r.instruction)) + "</td>";
+        out_ += "<td class=\"num\" data-v=\"" +
+                std::to_string(r.instruction->chain * 1000000 + r.instruction->instruction) + "\">" +
+                html_escape(instruction_label(*r.instruction)) + "</td>";
       } else {
         out_ += "<td class=\"num\" data-v=\"\"></td>";
       }
@@ -458,8 +484,9 @@ class Page {
         for (int k = 0; k < 6; ++k) out_ += "<td class=\"num\" data-v=\"\"></td>";
       }
       if (r.share) {
-        out_ += "<td class=\"num\" data-v=\"" + exact(*r.share) + "\"><span class=\"share\"><span style=\"width:" +
-                px(std::clamp(*r.share, 0.0, 1.0) * 100) + "%\"></span></span>" + format_percent(*r.share) + "</td>";
+        out_ += "<td class=\"num\" data-v=\"" + exact(*r.share) +
+                "\"><span class=\"share\"><span style=\"width:" + px(std::clamp(*r.share, 0.0, 1.0) * 100) +
+                "%\"></span></span>" + format_percent(*r.share) + "</td>";
       } else {
         out_ += "<td class=\"num\" data-v=\"\"></td>";
       }
@@ -476,9 +503,10 @@ class Page {
 
   void intermediates() {
     if (data_.intermediates.empty()) return;
-    out_ += "<section id=\"intermediates\"><h2>Intermediate outputs</h2>\n<div class=\"scroll\"><table "
-            "id=\"intermediate-table\" class=\"data sortable\">\n<thead><tr><th>block</th><th>event</th><th "
-            "class=\"num\">instruction</th><th>values</th></tr></thead>\n<tbody>\n";
+    out_ +=
+        "<section id=\"intermediates\"><h2>Intermediate outputs</h2>\n<div class=\"scroll\"><table "
+        "id=\"intermediate-table\" class=\"data sortable\">\n<thead><tr><th>block</th><th>event</th><th "
+        "class=\"num\">instruction</th><th>values</th></tr></thead>\n<tbody>\n";
     for (const auto& item : data_.intermediates) {
       std::string event = html_escape(item.event);
       if (item.row) event = "<a href=\"#" + row_anchor(*item.row) + "\">" + event + "</a>";

@@ -59,9 +59,9 @@ struct ReportTimeline {
 
 // What the graph shows on an instruction node.
 struct NodeAnnotation {
-  std::optional<double> share;  // 0..1
-  std::optional<size_t> row;    // table row it links to
-  std::string source;           // source location, with an ETRecord
+  std::optional<double> share;             // 0..1
+  std::optional<size_t> row;               // table row it links to
+  std::string source;                      // source location, with an ETRecord
   std::vector<std::string> intermediates;  // one summary line per logged output
 };
 
@@ -76,7 +76,7 @@ struct ReportIntermediate {
 struct ReportData {
   std::string title = "etkit report";
   std::vector<std::pair<std::string, std::string>> summary;  // label, value
-  std::string unit = "ms";  // of every time in the report
+  std::string unit = "ms";                                   // of every time in the report
   std::vector<ReportRow> rows;
   std::vector<ReportBar> op_type_times;  // largest first
   std::string op_type_caption;           // how the bars were computed

@@ -7,8 +7,8 @@ namespace etkit::render {
 
 EventLevel event_level(const inspect::Event& event) {
   if (event.is_delegated_op) return EventLevel::kDelegate;
-  static constexpr std::array<std::string_view, 4> kMethod = {"Method::execute", "Method::init",
-                                                              "Program::load_method", "Method::step"};
+  static constexpr std::array<std::string_view, 4> kMethod = {"Method::execute", "Method::init", "Program::load_method",
+                                                              "Method::step"};
   static constexpr std::array<std::string_view, 5> kInstruction = {"OPERATOR_CALL", "DELEGATE_CALL", "JF_CALL",
                                                                    "MOVE_CALL", "FREE_CALL"};
   for (auto name : kMethod) {

@@ -32,7 +32,8 @@ std::optional<size_t> main_block(const inspect::Inspection& inspection) {
   }
   if (best) return best;
   for (size_t b = 0; b < inspection.blocks.size(); ++b) {
-    if (timed_events(inspection.blocks[b]) > 0 && (!best || timed_events(inspection.blocks[b]) > timed_events(inspection.blocks[*best]))) {
+    if (timed_events(inspection.blocks[b]) > 0 &&
+        (!best || timed_events(inspection.blocks[b]) > timed_events(inspection.blocks[*best]))) {
       best = b;
     }
   }
@@ -99,8 +100,7 @@ InstructionTimes block_instruction_times(const inspect::EventBlock& block) {
 
 class Builder {
  public:
-  Builder(const inspect::Inspection& inspection, const ReportSources& sources)
-      : in_(inspection), sources_(sources) {}
+  Builder(const inspect::Inspection& inspection, const ReportSources& sources) : in_(inspection), sources_(sources) {}
 
   ReportData build() {
     data_.title = sources_.title;
@@ -281,8 +281,8 @@ class Builder {
     for (const auto& event : block.events) {
       if (event.name == "Method::execute" && event.has_perf_data()) {
         const auto stats = event.stats();
-        s.push_back({"Method::execute", "avg " + format_time(stats.avg) + ", min " + format_time(stats.min) +
-                                            ", max " + format_time(stats.max)});
+        s.push_back({"Method::execute", "avg " + format_time(stats.avg) + ", min " + format_time(stats.min) + ", max " +
+                                            format_time(stats.max)});
       }
     }
     s.push_back({"instructions timed", std::to_string(time_.size()) + ", " + format_time(total_) + " in total (avg)"});

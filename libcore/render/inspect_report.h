@@ -24,7 +24,7 @@ namespace etkit::render {
 struct ReportSources {
   std::string title = "etkit report";
   std::vector<std::pair<std::string, std::string>> files;  // summary lines, e.g. {"ETDump", path}
-  const pte::ExecutionPlan* plan = nullptr;               // the profiled method: graph and op names
+  const pte::ExecutionPlan* plan = nullptr;                // the profiled method: graph and op names
   std::optional<ByteSpan> debug_buffer;                    // intermediate output summaries
 };
 

@@ -61,8 +61,8 @@ class Builder {
     for (size_t i = 0; i < plan_.inputs.size(); ++i) {
       const int32_t v = plan_.inputs[i];
       ETKIT_TRY(check_value(v, prefix_ + ".inputs[" + std::to_string(i) + "]"));
-      const size_t node = add_node("in_" + std::to_string(i), NodeKind::kInput, "input " + std::to_string(i),
-                                   describe_value(plan_, v));
+      const size_t node =
+          add_node("in_" + std::to_string(i), NodeKind::kInput, "input " + std::to_string(i), describe_value(plan_, v));
       write(v, node);
     }
     for (size_t c = 0; c < plan_.chains.size(); ++c) {
@@ -89,9 +89,9 @@ class Builder {
  private:
   Status check_value(int32_t v, const std::string& where) const {
     if (v < 0 || static_cast<size_t>(v) >= plan_.values.size()) {
-      return bad_input("value index " + std::to_string(v) + " out of range (" + std::to_string(plan_.values.size()) +
-                           " values)",
-                       where);
+      return bad_input(
+          "value index " + std::to_string(v) + " out of range (" + std::to_string(plan_.values.size()) + " values)",
+          where);
     }
     return {};
   }
@@ -155,8 +155,8 @@ class Builder {
     auto [it, inserted] = clusters_.try_emplace(delegate_index, graph_.clusters.size());
     if (inserted) {
       const std::string index = std::to_string(delegate_index);
-      graph_.clusters.push_back({"delegate_" + index,
-                                 plan_.delegates[static_cast<size_t>(delegate_index)].id + " (delegate " + index + ")"});
+      graph_.clusters.push_back(
+          {"delegate_" + index, plan_.delegates[static_cast<size_t>(delegate_index)].id + " (delegate " + index + ")"});
     }
     return it->second;
   }
@@ -236,7 +236,8 @@ class Builder {
     const size_t node = chain_nodes_[c][i];
     const auto& instr = plan_.chains[c].instructions[i];
     auto check_args = [&](const std::vector<int32_t>& args) -> Status {
-      for (size_t a = 0; a < args.size(); ++a) ETKIT_TRY(check_value(args[a], where + ".args[" + std::to_string(a) + "]"));
+      for (size_t a = 0; a < args.size(); ++a)
+        ETKIT_TRY(check_value(args[a], where + ".args[" + std::to_string(a) + "]"));
       return {};
     };
     if (const auto* k = std::get_if<pte::KernelCall>(&instr)) {
@@ -278,11 +279,11 @@ class Builder {
   const pte::ExecutionPlan& plan_;
   const std::string prefix_;  // field path of the plan in error messages
   ProgramGraph graph_;
-  std::map<int32_t, size_t> producer_;  // value -> node that last wrote it
-  std::map<int32_t, size_t> clusters_;  // delegate index -> cluster
+  std::map<int32_t, size_t> producer_;                             // value -> node that last wrote it
+  std::map<int32_t, size_t> clusters_;                             // delegate index -> cluster
   std::map<std::pair<uint32_t, uint64_t>, size_t> memory_writer_;  // (arena, offset) -> last writer
-  std::vector<std::vector<size_t>> chain_nodes_;  // [chain][instruction] -> node
-  std::set<std::tuple<size_t, size_t, int32_t>> edge_keys_;  // (from, to, value) already drawn
+  std::vector<std::vector<size_t>> chain_nodes_;                   // [chain][instruction] -> node
+  std::set<std::tuple<size_t, size_t, int32_t>> edge_keys_;        // (from, to, value) already drawn
 };
 
 }  // namespace

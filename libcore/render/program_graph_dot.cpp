@@ -62,8 +62,8 @@ std::string program_graph_to_dot(const ProgramGraph& graph, const GraphDotOption
   for (const auto& [ref, share] : options.time_share) max_share = std::max(max_share, share);
 
   DotWriter dot(graph.method);
-  dot.graph_attributes({{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"label", "method " + graph.method},
-                        {"labelloc", "t"}});
+  dot.graph_attributes(
+      {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"label", "method " + graph.method}, {"labelloc", "t"}});
   dot.node_defaults({{"fontname", "Helvetica"}, {"fontsize", "10"}});
   dot.edge_defaults({{"fontname", "Helvetica"}, {"fontsize", "8"}, {"color", "#616161"}});
   for (const auto& node : graph.nodes) {

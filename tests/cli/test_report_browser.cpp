@@ -6,8 +6,8 @@
 
 #include "examples/demo_models.h"
 #include "libcore/render/html_report.h"
-#include "tests/support/test_support.h"
 #include "tests/cli/test_report_browser_check.h"
+#include "tests/support/test_support.h"
 
 using namespace etkit;
 

@@ -2,9 +2,8 @@
 
 #include <fstream>
 #include <iterator>
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "tests/support/test_support.h"
 

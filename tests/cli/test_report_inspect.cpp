@@ -3,7 +3,6 @@
 // nesting) and --html (text, then in headless Chromium with the numbers
 // the ticks give).
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "libcore/formats/etdump/etdump_writer.h"
@@ -137,8 +136,8 @@ TEST_CASE("et-inspect --format chrome-trace: one process per block, one track pe
 TEST_CASE("et-inspect --html writes a self-contained report with the run's numbers", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
   const auto html = dir / "report.html";
-  const auto r = test::run_tool("et-inspect", q(files().etdump) + " --html " + q(html) + " --program " +
-                                                 q(files().pte) + " -o /dev/null");
+  const auto r = test::run_tool(
+      "et-inspect", q(files().etdump) + " --html " + q(html) + " --program " + q(files().pte) + " -o /dev/null");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string text = read_text(html);
@@ -172,7 +171,7 @@ TEST_CASE("et-inspect --html writes a self-contained report with the run's numbe
 TEST_CASE("et-inspect --html: an unreadable program is bad input, nothing written", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
   const auto r = test::run_tool("et-inspect", q(files().etdump) + " --html " + q(dir / "r.html") + " --program " +
-                                                 q(files().etdump) + " -o /dev/null");
+                                                  q(files().etdump) + " -o /dev/null");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-inspect: error: " + files().etdump.string() + ": is an ETDump, not a program\n");
   CHECK_FALSE(std::filesystem::exists(dir / "r.html"));

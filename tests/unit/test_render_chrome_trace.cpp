@@ -2,7 +2,6 @@
 // raw ticks and the time scale, strict nesting per thread, track names.
 #include <cstdio>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "libcore/render/chrome_trace.h"
@@ -38,13 +37,15 @@ render::TraceInput sample_input() {
   input.scale = *render::trace_time_scale("ns");
   render::TraceProcess defaults{"Default", {{"run 0", {slice("Method::init", 10, 990, 0)}}}};
   render::TraceProcess execute{"Execute", {}};
-  execute.tracks.push_back({"run 0", {
-      slice("native_call_mul.out", 1150, 1450, 2, {{"instruction_id", int64_t{0}}}),
-      slice("OPERATOR_CALL", 1100, 1500, 1, {{"instruction_id", int64_t{0}}}),
-      slice("native_call_add.out", 1500, 1900, 2, {{"op_types", std::vector<std::string>{"aten.add.Tensor"}}}),
-      slice("OPERATOR_CALL", 1500, 1900, 1),
-      slice("Method::execute", 1000, 2000, 0),
-  }});
+  execute.tracks.push_back(
+      {"run 0",
+       {
+           slice("native_call_mul.out", 1150, 1450, 2, {{"instruction_id", int64_t{0}}}),
+           slice("OPERATOR_CALL", 1100, 1500, 1, {{"instruction_id", int64_t{0}}}),
+           slice("native_call_add.out", 1500, 1900, 2, {{"op_types", std::vector<std::string>{"aten.add.Tensor"}}}),
+           slice("OPERATOR_CALL", 1500, 1900, 1),
+           slice("Method::execute", 1000, 2000, 0),
+       }});
   execute.tracks.push_back({"run 0 delegate", {slice("conv #1", 1600, 1700, 3, {{"is_delegated_op", true}})}});
   input.processes = {defaults, execute};
   return input;
@@ -82,8 +83,8 @@ TEST_CASE("chrome trace: tracks, events, microseconds and nesting", "[render][tr
     if (e["ph"] == "X") slices.push_back(e);
   }
   CHECK(process_names == std::map<int, std::string>{{1, "Default"}, {2, "Execute"}});
-  CHECK(thread_names == std::map<std::pair<int, int>, std::string>{
-                            {{1, 1}, "run 0"}, {{2, 1}, "run 0"}, {{2, 2}, "run 0 delegate"}});
+  CHECK(thread_names ==
+        std::map<std::pair<int, int>, std::string>{{{1, 1}, "run 0"}, {{2, 1}, "run 0"}, {{2, 2}, "run 0 delegate"}});
   // 1 Default slice, 5 on the operator track, 1 delegate slice; 2 process
   // names + 2 process sort indices + 3 thread names + 3 thread sort indices.
   CHECK(slices.size() == 7);
@@ -139,8 +140,8 @@ TEST_CASE("chrome trace: tracks, events, microseconds and nesting", "[render][tr
 
 TEST_CASE("chrome trace: partially overlapping slices move to an overlap lane", "[render][trace]") {
   render::TraceInput input;
-  input.processes.push_back({"Execute", {{"run 0", {slice("a", 0, 1000, 1), slice("b", 500, 1500, 1),
-                                                    slice("c", 1500, 2000, 1)}}}});
+  input.processes.push_back(
+      {"Execute", {{"run 0", {slice("a", 0, 1000, 1), slice("b", 500, 1500, 1), slice("c", 1500, 2000, 1)}}}});
   const json trace = write_and_parse(input);
   std::map<std::string, int> tid_of;
   std::map<int, std::string> names;
@@ -156,8 +157,8 @@ TEST_CASE("chrome trace: partially overlapping slices move to an overlap lane", 
 TEST_CASE("chrome trace: slices at the end of the tick range stay valid", "[render][trace]") {
   const uint64_t max = std::numeric_limits<uint64_t>::max();
   render::TraceInput input;
-  input.processes.push_back({"Execute", {{"run 0", {{"outer", "Execute", max - 10, 100, 0, {}},
-                                                    {"inner", "Execute", max - 5, 2, 1, {}}}}}});
+  input.processes.push_back(
+      {"Execute", {{"run 0", {{"outer", "Execute", max - 10, 100, 0, {}}, {"inner", "Execute", max - 5, 2, 1, {}}}}}});
   const json trace = write_and_parse(input);
   std::map<std::string, int> tid_of;
   for (const auto& e : trace["traceEvents"]) {

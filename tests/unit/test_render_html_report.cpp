@@ -104,11 +104,12 @@ TEST_CASE("html report table: rows with the given numbers, blanks without perf d
   const std::string html = render::render_html_report(sample_report());
   CHECK(count(html, "<tr id=\"row-") == 4);
   // %.6g as the Inspector prints, full precision for sorting.
-  CHECK(html.find("<tr id=\"row-0\"><td class=\"num\" data-v=\"0\">0</td><td>Execute</td><td>native_call_convolution.out"
-                  "</td><td class=\"num\" data-v=\"0\">#0</td><td class=\"num\" data-v=\"3\">3</td>"
-                  "<td class=\"num\" data-v=\"0.10000000000000001\">0.1</td>"
-                  "<td class=\"num\" data-v=\"0.20000000000000001\">0.2</td>"
-                  "<td class=\"num\" data-v=\"0.29999999999999999\">0.3</td>") != std::string::npos);
+  CHECK(
+      html.find("<tr id=\"row-0\"><td class=\"num\" data-v=\"0\">0</td><td>Execute</td><td>native_call_convolution.out"
+                "</td><td class=\"num\" data-v=\"0\">#0</td><td class=\"num\" data-v=\"3\">3</td>"
+                "<td class=\"num\" data-v=\"0.10000000000000001\">0.1</td>"
+                "<td class=\"num\" data-v=\"0.20000000000000001\">0.2</td>"
+                "<td class=\"num\" data-v=\"0.29999999999999999\">0.3</td>") != std::string::npos);
   CHECK(html.find(">0.0123457</td>") != std::string::npos);
   CHECK(html.find("native_call_&lt;relu&gt;.out") != std::string::npos);
   CHECK(html.find("<relu>") == std::string::npos);
@@ -128,9 +129,10 @@ TEST_CASE("html report graph: nodes coloured by share, linked to rows, with sour
   const std::string html = render::render_html_report(sample_report());
   // Conv has the largest share: red; relu at 0.4/0.6 = 2/3 of it, a third of
   // the way from amber (255,204,77) to red (229,57,53): (246,155,69).
-  CHECK(html.find("<a href=\"#row-0\"><g class=\"node instruction\" id=\"node-i0\" data-share=\"0.59999999999999998\" "
-                  "data-row=\"0\"><title>#0 aten::convolution.out\nshare of execution time: 60.0%\nsource: model.py:10\n"
-                  "output: FLOAT[1,2] min=0 max=1</title>") != std::string::npos);
+  CHECK(
+      html.find("<a href=\"#row-0\"><g class=\"node instruction\" id=\"node-i0\" data-share=\"0.59999999999999998\" "
+                "data-row=\"0\"><title>#0 aten::convolution.out\nshare of execution time: 60.0%\nsource: model.py:10\n"
+                "output: FLOAT[1,2] min=0 max=1</title>") != std::string::npos);
   CHECK(html.find("fill=\"#e53935\"/><text") != std::string::npos);
   CHECK(html.find("<a href=\"#row-1\"><g class=\"node instruction\" id=\"node-i1\"") != std::string::npos);
   CHECK(html.find("fill=\"#f69b45\"/>") != std::string::npos);

@@ -157,7 +157,8 @@ TEST_CASE("report from the Inspector: rows, shares, op types, timeline, graph li
   CHECK(data.notes.empty());
 }
 
-TEST_CASE("report from the Inspector: a program that does not match is noted, not coloured", "[render][html][inspect]") {
+TEST_CASE("report from the Inspector: a program that does not match is noted, not coloured",
+          "[render][html][inspect]") {
   pte::ProgramBuilder b;
   auto& m = b.add_method("forward");
   const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
@@ -197,8 +198,9 @@ TEST_CASE("with ETRecord links: op types, module path and source reach the repor
   mul.name = "aten_mul_tensor_";
   mul.op = "aten.mul.Tensor";
   mul.debug_handle = 10;
-  mul.stack_trace = "  File \"/src/model.py\", line 7, in helper\n  File \"/src/model.py\", line 42, in forward\n"
-                    "    return x * x\n";
+  mul.stack_trace =
+      "  File \"/src/model.py\", line 7, in helper\n  File \"/src/model.py\", line 42, in forward\n"
+      "    return x * x\n";
   mul.nn_module_stack = std::vector<inspect::ModuleStackEntry>{{"L__self___block", "block", "model.Block"},
                                                                {"L__self___block_mul", "block.mul", "model.Mul"}};
   links.op_nodes = {mul};

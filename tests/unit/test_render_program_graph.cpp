@@ -99,18 +99,18 @@ TEST_CASE("program graph: nodes, value edges, delegate cluster and control edge"
   CHECK_FALSE(g.nodes[1].cluster.has_value());
 
   const EdgeSet expected = {
-      {"in_0", "i0", 0},     {"const_1", "i0", 1},  // mul reads x, c
-      {"i0", "i1", 2},       {"in_0", "i1", 0},     // add reads y (from mul), x
-      {"i1", "i2", 3},                              // delegate reads z
-      {"i2", "i3", 5},                              // max_pool reads w
-      {"i2", "i4", 5},                              // sym_size reads w
-      {"i4", "i5", 10},                             // eq reads s
-      {"i5", "i6", 12},                             // jump_false reads b
-      {"i6", "i8", -1},                             // jump target
-      {"i2", "i7", 5},                              // free reads w
-      {"i3", "i8", 8},                              // move reads pooled
-      {"i8", "out_0", 2},                           // y last written by the move
-      {"i3", "out_1", 9},                           // indices from max_pool
+      {"in_0", "i0", 0},  {"const_1", "i0", 1},  // mul reads x, c
+      {"i0", "i1", 2},    {"in_0", "i1", 0},     // add reads y (from mul), x
+      {"i1", "i2", 3},                           // delegate reads z
+      {"i2", "i3", 5},                           // max_pool reads w
+      {"i2", "i4", 5},                           // sym_size reads w
+      {"i4", "i5", 10},                          // eq reads s
+      {"i5", "i6", 12},                          // jump_false reads b
+      {"i6", "i8", -1},                          // jump target
+      {"i2", "i7", 5},                           // free reads w
+      {"i3", "i8", 8},                           // move reads pooled
+      {"i8", "out_0", 2},                        // y last written by the move
+      {"i3", "out_1", 9},                        // indices from max_pool
   };
   CHECK(edges_of(g) == expected);
   const auto control = std::count_if(g.edges.begin(), g.edges.end(), [](const auto& e) { return e.control; });

@@ -24,14 +24,16 @@ struct Options {
 Result<int> run(const Options& o) {
   ETKIT_ASSIGN_OR_RETURN(auto pf, rt::open_program_file(o.model));
   const auto& plans = pf.program.execution_plan;
-  const pte::ExecutionPlan* plan = o.method.empty() ? (plans.empty() ? nullptr : &plans[0])
-                                                    : pf.program.find_method(o.method);
+  const pte::ExecutionPlan* plan =
+      o.method.empty() ? (plans.empty() ? nullptr : &plans[0]) : pf.program.find_method(o.method);
   if (!plan) {
     std::string names;
     for (const auto& p : plans) names += (names.empty() ? "" : ", ") + p.name;
-    return Error{ErrorKind::kUsage, pf.file->path(), {},
-                 o.method.empty() ? "the program has no methods"
-                                  : "no method '" + o.method + "' (methods: " + names + ")"};
+    return Error{
+        ErrorKind::kUsage,
+        pf.file->path(),
+        {},
+        o.method.empty() ? "the program has no methods" : "no method '" + o.method + "' (methods: " + names + ")"};
   }
   auto graph = render::build_program_graph(*plan);
   if (!graph) return std::move(graph).error().at_file(pf.file->path());
