@@ -11,7 +11,7 @@
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-  echo "usage: $0 REPORT.html OUT_DIR [WIDTHxHEIGHT]" >&2
+  echo "usage: $0 REPORT.html[#FRAGMENT] OUT_DIR [WIDTHxHEIGHT]" >&2
   exit 2
 fi
 browser=${CHROMIUM:-}
@@ -25,7 +25,10 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 
-report=$(realpath "$1")
+# REPORT may carry a URL fragment (report.html#sort=avg-desc).
+fragment=""
+case "$1" in *'#'*) fragment="#${1#*#}" ;; esac
+report=$(realpath "${1%%#*}")
 out=$2
 size=${3:-1400x2000}
 mkdir -p "$out"
@@ -43,14 +46,14 @@ flags=(
   --enable-logging=stderr --v=0 --virtual-time-budget=5000
 )
 
-timeout 120 "$browser" "${flags[@]}" --log-net-log="$out/netlog.json" --dump-dom "file://$report" \
+timeout 120 "$browser" "${flags[@]}" --log-net-log="$out/netlog.json" --dump-dom "file://$report$fragment" \
   >"$out/dom.html" 2>"$out/chromium.log" || {
   echo "chromium failed (exit $?); its log:"
   tail -n 20 "$out/chromium.log"
   exit 1
 }
 timeout 120 "$browser" "${flags[@]}" --window-size="${size/x/,}" --screenshot="$out/screenshot.png" \
-  "file://$report" >/dev/null 2>>"$out/chromium.log" || {
+  "file://$report$fragment" >/dev/null 2>>"$out/chromium.log" || {
   echo "chromium failed to take the screenshot (exit $?)"
   exit 1
 }

@@ -109,10 +109,11 @@ const char* kScript = R"js(
     status.textContent = 'error: ' + errors.join('; ');
   });
 
-  function sortBy(table, col, th) {
+  // A click toggles the order; `ascending` forces it.
+  function sortBy(table, col, th, ascending) {
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
-    var ascending = th.getAttribute('aria-sort') !== 'ascending';
+    if (ascending === undefined) ascending = th.getAttribute('aria-sort') !== 'ascending';
     rows.sort(function (a, b) {
       var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
       if (x === null || y === null) {
@@ -132,6 +133,15 @@ const char* kScript = R"js(
       th.addEventListener('click', function () { sortBy(table, col, th); });
     });
   });
+  // A link can open the report sorted: report.html#sort=avg-desc (keys are
+  // the event table's data-key attributes).
+  var wanted = /^#sort=([a-z0-9_]+?)(-desc)?$/.exec(location.hash);
+  var events = document.getElementById('event-table');
+  if (wanted && events) {
+    Array.prototype.forEach.call(events.tHead.rows[0].cells, function (th, col) {
+      if (th.getAttribute('data-key') === wanted[1]) sortBy(events, col, th, !wanted[2]);
+    });
+  }
 
   function count(selector) { return document.querySelectorAll(selector).length; }
   function shown(id) {
@@ -455,14 +465,17 @@ class Page {
     const std::string u = " (" + html_escape(data_.unit) + ")";
     out_ +=
         "<section id=\"events\"><h2>Events</h2>\n<div class=\"scroll\"><table id=\"event-table\" "
-        "class=\"data sortable\">\n<thead><tr><th class=\"num\">#</th><th>block</th><th>event</th><th "
-        "class=\"num\">instruction</th><th class=\"num\">runs</th>";
+        "class=\"data sortable\">\n<thead><tr><th class=\"num\" data-key=\"index\">#</th><th "
+        "data-key=\"block\">block</th><th data-key=\"event\">event</th><th class=\"num\" "
+        "data-key=\"instruction\">instruction</th><th class=\"num\" data-key=\"runs\">runs</th>";
     for (const char* stat : {"p10", "p50", "p90", "avg", "min", "max"}) {
-      out_ += "<th class=\"num\">" + std::string(stat) + u + "</th>";
+      out_ += "<th class=\"num\" data-key=\"" + std::string(stat) + "\">" + stat + u + "</th>";
     }
-    out_ += "<th class=\"num\">share</th><th>op types</th><th>delegated</th><th>backend</th>";
-    if (modules) out_ += "<th>module</th>";
-    if (sources) out_ += "<th>source</th>";
+    out_ +=
+        "<th class=\"num\" data-key=\"share\">share</th><th data-key=\"op_types\">op types</th><th "
+        "data-key=\"delegated\">delegated</th><th data-key=\"backend\">backend</th>";
+    if (modules) out_ += "<th data-key=\"module\">module</th>";
+    if (sources) out_ += "<th data-key=\"source\">source</th>";
     out_ += "</tr></thead>\n<tbody>\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];

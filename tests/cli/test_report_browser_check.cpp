@@ -43,9 +43,10 @@ std::string shell_quote(const std::filesystem::path& p) {
 
 }  // namespace
 
-std::optional<BrowserView> open_in_browser(const std::filesystem::path& html, const std::filesystem::path& out_dir) {
+std::optional<BrowserView> open_in_browser(const std::filesystem::path& html, const std::filesystem::path& out_dir,
+                                           const std::string& fragment) {
   const std::string script = std::string(ETKIT_SCRIPTS_DIR) + "/check_report.sh";
-  const auto r = run_shell("bash " + script + " " + shell_quote(html) + " " + shell_quote(out_dir));
+  const auto r = run_shell("bash " + script + " " + shell_quote(html.string() + fragment) + " " + shell_quote(out_dir));
   if (r.exit_code == 77) {
     WARN("skipped: " << r.out);
     return std::nullopt;

@@ -18,6 +18,8 @@ struct BrowserView {
 // nullopt (with a WARN) when Chromium is not installed; otherwise REQUIREs
 // that the script ran, that Chromium logged no console message and that the
 // page requested nothing but itself, and that the screenshot is a PNG.
-std::optional<BrowserView> open_in_browser(const std::filesystem::path& html, const std::filesystem::path& out_dir);
+// `fragment` (e.g. "#sort=avg-desc") is appended to the file URL.
+std::optional<BrowserView> open_in_browser(const std::filesystem::path& html, const std::filesystem::path& out_dir,
+                                           const std::string& fragment = "");
 
 }  // namespace etkit::test
