@@ -109,7 +109,7 @@ const char* kScript = R"js(
     status.textContent = 'error: ' + errors.join('; ');
   });
 
-  // A click toggles the order; `ascending` forces it.
+  /* A click toggles the order; `ascending` forces it. */
   function sortBy(table, col, th, ascending) {
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
@@ -133,8 +133,8 @@ const char* kScript = R"js(
       th.addEventListener('click', function () { sortBy(table, col, th); });
     });
   });
-  // A link can open the report sorted: report.html#sort=avg-desc (keys are
-  // the event table's data-key attributes).
+  /* A link can open the report sorted: report.html#sort=avg-desc (keys are
+     the event table's data-key attributes). */
   var wanted = /^#sort=([a-z0-9_]+?)(-desc)?$/.exec(location.hash);
   var events = document.getElementById('event-table');
   if (wanted && events) {

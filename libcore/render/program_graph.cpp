@@ -313,6 +313,11 @@ std::string describe_value(const pte::ExecutionPlan& plan, int32_t value) {
   return "none";
 }
 
+const pte::ExecutionPlan* default_method(const pte::Program& program) {
+  if (const auto* forward = program.find_method("forward")) return forward;
+  return program.execution_plan.empty() ? nullptr : &program.execution_plan[0];
+}
+
 Result<ProgramGraph> build_program_graph(const pte::ExecutionPlan& plan) { return Builder(plan).build(); }
 
 }  // namespace etkit::render

@@ -74,6 +74,11 @@ struct ProgramGraph {
   std::optional<size_t> find(const InstructionRef& ref) const;
 };
 
+// The method to draw when none is named: "forward" (the one the Python
+// Inspector links), else the program's first; null for a program without
+// methods.
+const pte::ExecutionPlan* default_method(const pte::Program& program);
+
 // Fails on an index (value, operator, delegate) outside the plan.
 Result<ProgramGraph> build_program_graph(const pte::ExecutionPlan& plan);
 

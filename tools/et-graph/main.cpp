@@ -25,7 +25,7 @@ Result<int> run(const Options& o) {
   ETKIT_ASSIGN_OR_RETURN(auto pf, rt::open_program_file(o.model));
   const auto& plans = pf.program.execution_plan;
   const pte::ExecutionPlan* plan =
-      o.method.empty() ? (plans.empty() ? nullptr : &plans[0]) : pf.program.find_method(o.method);
+      o.method.empty() ? render::default_method(pf.program) : pf.program.find_method(o.method);
   if (!plan) {
     std::string names;
     for (const auto& p : plans) names += (names.empty() ? "" : ", ") + p.name;
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       "from white to red.",
       "et-graph"};
   app.add_option("MODEL", o.model, "program (.pte or .bpte)")->required();
-  app.add_option("--method", o.method, "method name (default: the program's first method)");
+  app.add_option("--method", o.method, "method name (default: forward, else the program's first method)");
   app.add_option("--etdump", o.etdump, "ETDump of runs of this method: colour nodes by time share");
   app.add_option("--format", o.format, "dot (text), or a Graphviz output format (svg, png, pdf) rendered by 'dot'")
       ->capture_default_str();

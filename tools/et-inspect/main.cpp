@@ -39,8 +39,7 @@ struct Options {
   std::string program;
 };
 
-// The self-contained HTML report; the graph needs the program (its "forward"
-// method, else its first).
+// The self-contained HTML report; the graph needs the program.
 Status write_html(const Options& o, const inspect::Inspection& inspection, const std::string& etdump_path,
                   const std::shared_ptr<const InputFile>& debug_buffer) {
   render::ReportSources sources;
@@ -53,9 +52,7 @@ Status write_html(const Options& o, const inspect::Inspection& inspection, const
   std::optional<rt::ProgramFile> program;
   if (!o.program.empty()) {
     ETKIT_ASSIGN_OR_RETURN(program, rt::open_program_file(o.program));
-    const auto& plans = program->program.execution_plan;
-    sources.plan = program->program.find_method("forward");
-    if (!sources.plan && !plans.empty()) sources.plan = &plans[0];
+    sources.plan = render::default_method(program->program);
     if (!sources.plan) return bad_input("the program has no methods").at_file(program->file->path());
     sources.files.push_back({"program", program->file->path() + " (method " + sources.plan->name + ")"});
   }
