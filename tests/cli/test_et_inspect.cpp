@@ -259,6 +259,13 @@ TEST_CASE("et-inspect --find-total-for-module prints Python's float", "[cli][ins
   CHECK(r.err.find("warning: no ETRecord") != std::string::npos);
 }
 
+TEST_CASE("et-inspect reads standard input for -", "[cli][inspect]") {
+  const auto from_file = test::run_tool("et-inspect", "--format tsv " + q(files().etdp));
+  const auto from_stdin = test::run_tool("et-inspect", "--format tsv -", files().etdp.string());
+  CHECK(from_stdin.exit_code == 0);
+  CHECK(from_stdin.out == from_file.out);
+}
+
 TEST_CASE("et-inspect -o writes the file", "[cli][inspect]") {
   const auto out = files().dir / "table.tsv";
   const auto r = test::run_tool("et-inspect", "--format tsv -o " + q(out) + " " + q(files().etdp));

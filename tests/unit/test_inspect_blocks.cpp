@@ -217,7 +217,7 @@ TEST_CASE("delegate events: int and string ids name the event, time is scaled be
   CHECK(b.events[2].raw == std::vector<double>{14.009576});
 }
 
-TEST_CASE("debug-only events: unnamed, named by a delegate id or a debug name; debug names override", "[inspect][blocks]") {
+TEST_CASE("debug-only events are unnamed or named by a delegate id or a debug name, and debug names override", "[inspect][blocks]") {
   EtDumpWriter w;
   w.begin_block("Execute");
   w.add_debug_event(int_debug_event(3, 0, 7));
@@ -349,4 +349,33 @@ TEST_CASE("exclude_warmup drops the first samples of every event", "[inspect][bl
   CHECK(in.blocks[0].events[0].start_time == std::vector<uint64_t>{10'100, 20'100});
   exclude_warmup(in, 5);
   CHECK_FALSE(in.blocks[0].events[0].has_perf_data());
+}
+
+TEST_CASE("truncated and corrupted dumps fail cleanly or build", "[inspect][blocks][malformed]") {
+  EtDumpWriter w;
+  w.begin_block("Default");
+  w.add_profile_event("Method::init", -1, 0, 10, 2010);
+  execution(w, 10'000, 2'000);
+  w.add_event({delegate_event(1, -1, "conv #1", 5, 9), std::nullopt, std::nullopt});
+  w.add_debug_event(int_debug_event(0, 0, 3));
+  w.add_debug_event(tensor_debug_event(0, UINT64_MAX, {2, 2}, 0, true));
+  const auto bytes = w.finish();
+  const std::vector<uint8_t> buffer(16);
+  BuildOptions options;
+  options.debug_buffer = ByteSpan(buffer);
+  REQUIRE(build_event_blocks(ByteSpan(bytes), options).ok());
+  // Every prefix: the size prefix no longer fits, or the verifier refuses.
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    CHECK_FALSE(build_event_blocks(ByteSpan(bytes.data(), n), options).ok());
+  }
+  // Single bit flips: whatever the verifier lets through must not crash.
+  size_t built = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (int bit = 0; bit < 8; bit += 3) {
+      std::vector<uint8_t> flipped = bytes;
+      flipped[i] = uint8_t(flipped[i] ^ (1u << bit));
+      if (build_event_blocks(ByteSpan(flipped), options).ok()) ++built;
+    }
+  }
+  CHECK(built > 0);
 }

@@ -105,7 +105,7 @@ TEST_CASE("kernel events take the instruction's handle and its nodes' metadata",
   CHECK(in.warnings.empty());
 }
 
-TEST_CASE("DELEGATE_CALL gets the backend name; delegated events resolve through the delegate map", "[inspect][link]") {
+TEST_CASE("DELEGATE_CALL gets the backend name and delegated events resolve through the delegate map", "[inspect][link]") {
   Inspection in = sample_inspection();
   link_events(in, sample_links());
   const Event& call = named(in, "DELEGATE_CALL");
