@@ -8,7 +8,11 @@
 #include "libcore/inspect/link.h"
 #include "libcore/inspect/py_format.h"
 #include "libcore/inspect/report.h"
+#include "libcore/render/chrome_trace.h"
+#include "libcore/render/inspect_report.h"
+#include "libcore/render/inspect_trace.h"
 #include "libcore/support/file.h"
+#include "runner/program_file.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -33,7 +37,30 @@ struct Options {
   std::string etrecord;
   size_t max_values = 4;
   std::string find_total_for_module;
+  std::string html;
+  std::string program;
 };
+
+// The self-contained HTML report; the graph needs the program.
+Status write_html(const Options& o, const inspect::Inspection& inspection, const std::string& etdump_path,
+                  const std::shared_ptr<const InputFile>& debug_buffer) {
+  render::ReportSources sources;
+  sources.title = "et-inspect report: " + etdump_path;
+  sources.files = {{"ETDump", etdump_path}};
+  if (debug_buffer) {
+    sources.files.push_back({"debug buffer", debug_buffer->path()});
+    sources.debug_buffer = debug_buffer->bytes();
+  }
+  std::optional<rt::ProgramFile> program;
+  if (!o.program.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(program, rt::open_program_file(o.program));
+    sources.plan = render::default_method(program->program);
+    if (!sources.plan) return bad_input("the program has no methods").at_file(program->file->path());
+    sources.files.push_back({"program", program->file->path() + " (method " + sources.plan->name + ")"});
+  }
+  const std::string html = render::render_html_report(render::report_from_inspection(inspection, sources));
+  return write_file(o.html, ByteSpan(reinterpret_cast<const uint8_t*>(html.data()), html.size()));
+}
 
 // Problems with logged tensors belong to the debug buffer file.
 Error in_file(Error error, const std::shared_ptr<const InputFile>& input,
@@ -99,6 +126,13 @@ Result<int> run(const Options& o) {
   }
 
   ETKIT_TRY(check_has_events(inspection, path));
+  if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
+  if (o.format == "chrome-trace") {
+    ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
+    ETKIT_TRY(render::write_chrome_trace(trace, out->stream()));
+    ETKIT_TRY(out->commit());
+    return tools::kExitOk;
+  }
   inspect::ReportOptions report;
   report.format = *inspect::parse_output_format(o.format);
   report.view = o.group_by.empty() ? inspect::View::kEvents : inspect::View::kOpTypes;
@@ -126,8 +160,10 @@ int main(int argc, char** argv) {
   app.add_option("FILE", o.input, "ETDump (.etdp); - reads standard input")->required();
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
-  app.add_option("--format", o.format, "table (print_data_tabular), csv, tsv (save_data_to_tsv), json, jsonl, markdown")
-      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown"}))
+  app.add_option("--format", o.format,
+                 "table (print_data_tabular), csv, tsv (save_data_to_tsv), json, jsonl, markdown, chrome-trace "
+                 "(Perfetto / chrome://tracing JSON)")
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown", "chrome-trace"}))
       ->capture_default_str();
   app.add_option("--source-time-scale", o.source_time_scale, "unit of the ETDump's timestamps")
       ->check(CLI::IsMember(scales))
@@ -154,5 +190,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--find-total-for-module", o.find_total_for_module,
                  "print the module's total average time (Inspector.find_total_for_module) instead of the table");
+  app.add_option("--html", o.html, "also write a self-contained HTML report (table, charts, timeline, graph)");
+  app.add_option("--program", o.program, "with --html: the profiled program (.pte/.bpte), to draw its graph");
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
 }
