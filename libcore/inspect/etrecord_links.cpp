@@ -82,10 +82,7 @@ Result<RecordLinks> links_from_etrecord(const etrecord::EtRecord& record, std::s
       op.op = n.op;
       op.debug_handle = n.metadata.debug_handle;
       op.stack_trace = n.metadata.stack_trace;
-      if (n.metadata.nn_module_stack) {
-        op.nn_module_stack.emplace();
-        for (const auto& e : *n.metadata.nn_module_stack) op.nn_module_stack->push_back(ModuleStackEntry{e.key, e.path, e.type});
-      }
+      op.nn_module_stack = n.metadata.nn_module_stack;
       links.op_nodes.push_back(std::move(op));
     }
   }

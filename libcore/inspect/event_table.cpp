@@ -7,6 +7,7 @@
 
 #include "libcore/inspect/debug_values.h"
 #include "libcore/inspect/py_format.h"
+#include "libcore/inspect/source_info.h"
 
 namespace etkit::inspect {
 
@@ -139,6 +140,7 @@ Frame event_frame(const Inspection& inspection, std::span<const TableRow> rows, 
   Frame frame;
   frame.columns = {"event_block_name", "event_name", "p10" + unit, "p50" + unit, "p90" + unit, "avg" + unit,
                    "min" + unit, "max" + unit, "op_types", "is_delegated_op", "delegate_backend_name", "start_time"};
+  if (options.source_columns) frame.columns.insert(frame.columns.end(), {"module", "source"});
   if (options.debug_buffer) frame.columns.push_back("debug_data");
   const Cell missing_stat = any_perf_data(inspection) ? Cell::real(std::numeric_limits<double>::quiet_NaN())
                                                       : Cell::none();
@@ -158,6 +160,10 @@ Frame event_frame(const Inspection& inspection, std::span<const TableRow> rows, 
     cells.push_back(Cell::boolean(event.is_delegated_op));
     cells.push_back(event.delegate_backend_name ? Cell::str(*event.delegate_backend_name) : Cell::none());
     cells.push_back(event.start_time.empty() ? Cell::none() : Cell::object(py_str_list(event.start_time)));
+    if (options.source_columns) {
+      cells.push_back(Cell::str(event_module_path(event)));
+      cells.push_back(Cell::str(event_source_line(event)));
+    }
     if (options.debug_buffer) {
       std::string summary;
       for (const DebugValue& value : event.debug_data) {

@@ -44,6 +44,9 @@ struct FrameOptions {
   // logged values (an etkit addition: Python leaves debug_data out of the table).
   std::optional<ByteSpan> debug_buffer;
   size_t max_values = 4;  // tensor elements shown per value
+  // Columns "module" (innermost nn.Module path) and "source" (file:line)
+  // from the ETRecord links (an etkit addition, before debug_data).
+  bool source_columns = false;
 };
 
 // The columns print_data_tabular shows: event_block_name, event_name,

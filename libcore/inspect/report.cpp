@@ -84,6 +84,7 @@ Status write_report(const Inspection& inspection, const ReportOptions& options, 
   FrameOptions frame_options;
   frame_options.debug_buffer = options.debug_buffer;
   frame_options.max_values = options.max_values;
+  frame_options.source_columns = options.source_columns;
   return write_frame(inspection, event_frame(inspection, rows, frame_options), options, out);
 }
 

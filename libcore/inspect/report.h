@@ -29,6 +29,7 @@ struct ReportOptions {
   std::optional<size_t> top;          // rows per block; alone it sorts by avg first
   std::optional<ByteSpan> debug_buffer;  // adds debug-data summaries
   size_t max_values = 4;
+  bool source_columns = false;  // module path and source line per event
 };
 
 // Writes the report. Usage errors (bad regex, unknown sort key, a sort key

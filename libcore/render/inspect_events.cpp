@@ -25,33 +25,4 @@ std::optional<InstructionRef> event_instruction(const inspect::Event& event) {
   return InstructionRef{0, event.instruction_id};
 }
 
-std::string module_path(const inspect::Event& event) {
-  for (const auto& [node, stack] : event.module_hierarchy) {
-    if (stack && !stack->empty()) return stack->back().path;
-  }
-  return {};
-}
-
-std::string source_location(const inspect::Event& event) {
-  for (const auto& [node, trace] : event.stack_traces) {
-    if (!trace || trace->empty()) continue;
-    // Python frames read `File "<path>", line <n>, in <function>`; the last
-    // one is where the op was called.
-    const std::string& text = *trace;
-    const size_t file = text.rfind("File \"");
-    if (file == std::string::npos) continue;
-    const size_t path_end = text.find('"', file + 6);
-    if (path_end == std::string::npos) continue;
-    std::string location = text.substr(file + 6, path_end - file - 6);
-    const size_t line = text.find("line ", path_end);
-    if (line != std::string::npos) {
-      size_t end = line + 5;
-      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-      if (end > line + 5) location.append(":").append(text, line + 5, end - line - 5);
-    }
-    return location;
-  }
-  return {};
-}
-
 }  // namespace etkit::render

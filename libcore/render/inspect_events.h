@@ -1,6 +1,6 @@
 // What the drawings need to know about Inspector events, shared by the
 // Chrome-trace and HTML-report adapters: how deep an event sits by
-// construction, and the module path and source location an ETRecord gave it.
+// construction and which instruction it belongs to.
 #pragma once
 
 #include <optional>
@@ -21,12 +21,5 @@ EventLevel event_level(const inspect::Event& event);
 // The instruction an event belongs to: none for method-level events. The
 // Inspector drops chain indices, so the instruction is taken from chain 0.
 std::optional<InstructionRef> event_instruction(const inspect::Event& event);
-
-// The innermost nn.Module path of the first graph node that has a module
-// stack ("features.0"), or "".
-std::string module_path(const inspect::Event& event);
-
-// "file.py:42" from the last frame of the first non-empty stack trace, or "".
-std::string source_location(const inspect::Event& event);
 
 }  // namespace etkit::render

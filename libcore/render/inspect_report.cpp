@@ -4,6 +4,7 @@
 #include <map>
 
 #include "libcore/inspect/debug_values.h"
+#include "libcore/inspect/source_info.h"
 #include "libcore/render/heat_color.h"
 #include "libcore/render/inspect_events.h"
 #include "libcore/render/program_graph_dot.h"
@@ -142,8 +143,8 @@ class Builder {
         row.op_types = event.op_types;
         row.delegated = event.is_delegated_op;
         row.backend = event.delegate_backend_name.value_or("");
-        row.module_path = module_path(event);
-        row.source = source_location(event);
+        row.module_path = inspect::event_module_path(event);
+        row.source = inspect::event_source_line(event);
         row_of_[b][e] = data_.rows.size();
         data_.rows.push_back(std::move(row));
       }
@@ -263,7 +264,7 @@ class Builder {
     for (const auto& [ref, e] : representative_) {
       auto& node = data_.nodes[ref];
       node.row = row_of_[*main_][e];
-      node.source = source_location(in_.blocks[*main_].events[e]);
+      node.source = inspect::event_source_line(in_.blocks[*main_].events[e]);
     }
     for (const auto& [ref, values] : outputs_) data_.nodes[ref].intermediates = values;
     data_.graph = std::move(*graph);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "libcore/inspect/source_info.h"
 #include "libcore/render/inspect_events.h"
 
 namespace etkit::render {
@@ -20,8 +21,8 @@ std::vector<TraceArg> slice_args(const inspect::EventBlock& block, const inspect
   }
   if (event.delegate_backend_name) args.push_back({"delegate_backend_name", *event.delegate_backend_name});
   if (!event.op_types.empty()) args.push_back({"op_types", event.op_types});
-  if (auto path = module_path(event); !path.empty()) args.push_back({"module_path", path});
-  if (auto source = source_location(event); !source.empty()) args.push_back({"source", source});
+  if (auto path = inspect::event_module_path(event); !path.empty()) args.push_back({"module_path", path});
+  if (auto source = inspect::event_source_line(event); !source.empty()) args.push_back({"source", source});
   if (event.debug_handles) args.push_back({"debug_handles", event.debug_handles->values});
   return args;
 }

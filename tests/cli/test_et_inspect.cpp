@@ -1,8 +1,10 @@
 // et-inspect as a user runs it: stdout, stderr and exit code apart, for
 // every option and the bad inputs.
+#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "examples/demo_etrecord.h"
 #include "examples/demo_models.h"
@@ -399,6 +401,42 @@ TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph
                                              {"aten.permute_copy.default + aten.addmm.default", 6},
                                              {"aten.relu.default", 4}});
   CHECK(grouped.back()["cumulative (%)"].get<double>() == Approx(100.0));
+
+  // --source: each kernel row names its module and the line of examples/lenet.py
+  // that calls it (found here by reading the model file itself).
+  std::ifstream model_file(std::string(ETKIT_SCHEMAS_DIR) + "/../examples/lenet.py");
+  REQUIRE(model_file);
+  std::map<std::string, std::string> call_lines;  // "self.conv1(" -> "examples/lenet.py:N"
+  std::string text;
+  for (int n = 1; std::getline(model_file, text); ++n) {
+    for (const char* call : {"self.conv1(", "self.conv2(", "self.pool1(", "self.pool2("}) {
+      if (text.find(call) != std::string::npos) call_lines[call] = "examples/lenet.py:" + std::to_string(n);
+    }
+  }
+  REQUIRE(call_lines.size() == 4);
+  const auto tsv = test::run_tool("et-inspect", "--source --format tsv --block Execute " + args);
+  REQUIRE(tsv.exit_code == 0);
+  std::istringstream lines(tsv.out);
+  std::string header;
+  std::getline(lines, header);
+  CHECK(header.substr(header.size() - 14) == "\tmodule\tsource");
+  std::vector<std::pair<std::string, std::string>> kernel_sources;  // (module, source) per kernel row
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, '\t');) cells.push_back(cell);
+    if (line.back() == '\t') cells.push_back("");
+    REQUIRE(cells.size() == 15);
+    if (cells[2].rfind("native_call_", 0) != 0) continue;
+    CHECK(!cells[13].empty());
+    CHECK(cells[14].rfind("examples/lenet.py:", 0) == 0);
+    kernel_sources.emplace_back(cells[13], cells[14]);
+  }
+  REQUIRE(kernel_sources.size() == 14);
+  CHECK(kernel_sources[0] == std::pair<std::string, std::string>{"features.conv1", call_lines["self.conv1("]});
+  CHECK(kernel_sources[2] == std::pair<std::string, std::string>{"features.pool1", call_lines["self.pool1("]});
+  CHECK(kernel_sources[3] == std::pair<std::string, std::string>{"features.conv2", call_lines["self.conv2("]});
+  CHECK(kernel_sources[5] == std::pair<std::string, std::string>{"features.pool2", call_lines["self.pool2("]});
 
   // An ETRecord of something else: warnings, the unlinked table, exit 0.
   etdump::EtDumpWriter other;

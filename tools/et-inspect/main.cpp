@@ -35,6 +35,7 @@ struct Options {
   size_t exclude_warmup = 0;
   std::string debug_buffer;
   std::string etrecord;
+  bool source_columns = false;
   size_t max_values = 4;
   std::string find_total_for_module;
   std::string html;
@@ -142,6 +143,7 @@ Result<int> run(const Options& o) {
   report.top = o.top;
   if (debug_buffer) report.debug_buffer = debug_buffer->bytes();
   report.max_values = o.max_values;
+  report.source_columns = o.source_columns;
   ETKIT_TRY(inspect::write_report(inspection, report, out->stream()));
   ETKIT_TRY(out->commit());
   return tools::kExitOk;
@@ -157,7 +159,7 @@ int main(int argc, char** argv) {
       "folded runs. Options sort, filter and summarise it, or write CSV, TSV, JSON, Markdown.",
       kTool};
   const std::vector<std::string> scales = {"ns", "us", "ms", "s", "cycles"};
-  app.add_option("FILE", o.input, "ETDump (.etdp); - reads standard input")->required();
+  app.add_option("FILE,--etdump", o.input, "ETDump (.etdp); - reads standard input")->required();
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
   app.add_option("--format", o.format,
@@ -184,6 +186,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--etrecord", o.etrecord,
                  "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
+  app.add_flag("--source", o.source_columns,
+               "add columns module (innermost nn.Module path) and source (file:line) from the --etrecord");
   app.add_option("--debug-buffer", o.debug_buffer, "the run's debug buffer: summarise each event's logged values");
   app.add_option("--max-values", o.max_values, "with --debug-buffer: tensor elements shown per value")
       ->check(CLI::NonNegativeNumber)

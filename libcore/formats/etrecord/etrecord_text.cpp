@@ -237,9 +237,7 @@ std::string node_module(const Node& node) {
 }
 
 std::string node_source(const Node& node) {
-  if (!node.metadata.stack_trace) return {};
-  const auto frame = last_frame(*node.metadata.stack_trace);
-  return frame ? frame->file + ":" + std::to_string(frame->line) : std::string();
+  return node.metadata.stack_trace ? source_line(*node.metadata.stack_trace) : std::string();
 }
 
 std::string summary_text(const EtRecord& r, std::string_view file_name) {

@@ -195,6 +195,11 @@ NodeMetadata parse_node_metadata(const JsonValue& metadata) {
   return out;
 }
 
+std::string source_line(std::string_view stack_trace) {
+  const auto frame = last_frame(stack_trace);
+  return frame ? frame->file + ":" + std::to_string(frame->line) : std::string();
+}
+
 std::string module_path(const std::vector<ModuleStackEntry>& stack) {
   return stack.empty() ? std::string() : stack.back().path;
 }

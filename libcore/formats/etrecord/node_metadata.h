@@ -26,6 +26,8 @@ Result<std::vector<NodeSource>> parse_from_node(std::string_view json);
 std::vector<SourceLocation> parse_stack_trace(std::string_view text);
 // The innermost frame (the last `File "...", line N`), if any.
 std::optional<SourceLocation> last_frame(std::string_view stack_trace);
+// "file:line" of the innermost frame, the short form tables show; "" without one.
+std::string source_line(std::string_view stack_trace);
 
 // A node's `metadata` object: every key kept as written, the known ones
 // parsed; text that does not parse is named in `problems`, never fatal.
