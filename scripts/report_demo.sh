@@ -20,9 +20,9 @@ build/examples/etkit-make-demo "$out"
 build/tools/et-run "$out/lenet.bpte" --iterations 10 --warmup 2 --etdump "$out/lenet.etdp" \
   --debug-level intermediates --quiet
 
-build/tools/et-inspect "$out/lenet.etdp" --debug-buffer "$out/lenet.etdp.debug.bin" \
+build/tools/et-inspect "$out/lenet.etdp" --etrecord "$out/lenet.etrecord" --debug-buffer "$out/lenet.etdp.debug.bin" \
   --program "$out/lenet.bpte" --html "$out/report.html" -o "$out/table.txt"
-build/tools/et-inspect "$out/lenet.etdp" --format chrome-trace -o "$out/trace.json"
+build/tools/et-inspect "$out/lenet.etdp" --etrecord "$out/lenet.etrecord" --format chrome-trace -o "$out/trace.json"
 build/tools/et-graph "$out/lenet.bpte" --etdump "$out/lenet.etdp" -o "$out/graph.dot"
 if command -v dot >/dev/null 2>&1; then
   build/tools/et-graph "$out/lenet.bpte" --etdump "$out/lenet.etdp" --format svg -o "$out/graph.svg"

@@ -48,6 +48,35 @@ Status write_frame(const Inspection& inspection, const Frame& frame, const Repor
   return {};
 }
 
+// Keeps the named columns, in the order given. A stat column may be named
+// without its unit ("avg" for "avg (ms)").
+Status select_columns(Frame& frame, const std::vector<std::string>& names) {
+  std::vector<size_t> picked;
+  for (const std::string& name : names) {
+    size_t found = frame.columns.size();
+    for (size_t c = 0; c < frame.columns.size(); ++c) {
+      const std::string& column = frame.columns[c];
+      if (column == name || column.rfind(name + " (", 0) == 0) found = c;
+    }
+    if (found == frame.columns.size()) {
+      std::string known;
+      for (const std::string& column : frame.columns) known += (known.empty() ? "" : ", ") + column;
+      return Error{ErrorKind::kUsage, {}, {}, "no column '" + name + "' (columns: " + known + ")"};
+    }
+    picked.push_back(found);
+  }
+  Frame selected;
+  for (size_t c : picked) selected.columns.push_back(frame.columns[c]);
+  selected.index = std::move(frame.index);
+  for (auto& row : frame.rows) {
+    std::vector<Cell> cells;
+    for (size_t c : picked) cells.push_back(std::move(row[c]));
+    selected.rows.push_back(std::move(cells));
+  }
+  frame = std::move(selected);
+  return {};
+}
+
 }  // namespace
 
 std::optional<OutputFormat> parse_output_format(std::string_view name) {
@@ -69,12 +98,17 @@ Status write_report(const Inspection& inspection, const ReportOptions& options, 
     if (options.sort) {
       return Error{ErrorKind::kUsage, {}, {}, "--sort applies to the events view; the op-type view is sorted by total"};
     }
-    return write_frame(inspection, op_type_frame(inspection, rows, options.top.value_or(SIZE_MAX)), options, out);
+    Frame frame = op_type_frame(inspection, rows, options.top.value_or(SIZE_MAX));
+    if (!options.columns.empty()) ETKIT_TRY(select_columns(frame, options.columns));
+    return write_frame(inspection, frame, options, out);
   }
 
   if (options.sort || options.top) ETKIT_TRY(sort_rows(rows, inspection, options.sort.value_or("avg")));
   if (options.top) keep_top(rows, *options.top);
   if (options.format == OutputFormat::kJson || options.format == OutputFormat::kJsonl) {
+    if (!options.columns.empty()) {
+      return Error{ErrorKind::kUsage, {}, {}, "--columns applies to tables and CSV/TSV; JSON carries every field"};
+    }
     JsonOptions json;
     json.lines = options.format == OutputFormat::kJsonl;
     json.debug_buffer = options.debug_buffer;
@@ -85,7 +119,9 @@ Status write_report(const Inspection& inspection, const ReportOptions& options, 
   frame_options.debug_buffer = options.debug_buffer;
   frame_options.max_values = options.max_values;
   frame_options.source_columns = options.source_columns;
-  return write_frame(inspection, event_frame(inspection, rows, frame_options), options, out);
+  Frame frame = event_frame(inspection, rows, frame_options);
+  if (!options.columns.empty()) ETKIT_TRY(select_columns(frame, options.columns));
+  return write_frame(inspection, frame, options, out);
 }
 
 }  // namespace etkit::inspect

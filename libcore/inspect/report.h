@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "libcore/inspect/event_blocks.h"
 
@@ -30,6 +31,8 @@ struct ReportOptions {
   std::optional<ByteSpan> debug_buffer;  // adds debug-data summaries
   size_t max_values = 4;
   bool source_columns = false;  // module path and source line per event
+  // Only these columns, in this order (tables, CSV, TSV); empty: all.
+  std::vector<std::string> columns;
 };
 
 // Writes the report. Usage errors (bad regex, unknown sort key, a sort key

@@ -438,6 +438,19 @@ TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph
   CHECK(kernel_sources[3] == std::pair<std::string, std::string>{"features.conv2", call_lines["self.conv2("]});
   CHECK(kernel_sources[5] == std::pair<std::string, std::string>{"features.pool2", call_lines["self.pool2("]});
 
+  // --columns picks and orders columns; a stat may be named without its unit.
+  const auto picked = test::run_tool("et-inspect", "--source --columns source,event_name,avg --format csv --block Execute " + args);
+  REQUIRE(picked.exit_code == 0);
+  std::istringstream picked_lines(picked.out);
+  std::string picked_header, first_row;
+  std::getline(picked_lines, picked_header);
+  std::getline(picked_lines, first_row);
+  CHECK(picked_header == ",source,event_name,avg (ms)");
+  CHECK(first_row.rfind("2," + call_lines["self.conv1("] + ",native_call_convolution.out,", 0) == 0);
+  const auto unknown = test::run_tool("et-inspect", "--columns event_name,nope " + args);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("no column 'nope'") != std::string::npos);
+
   // An ETRecord of something else: warnings, the unlinked table, exit 0.
   etdump::EtDumpWriter other;
   other.begin_block("Execute");

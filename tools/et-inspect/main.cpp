@@ -36,6 +36,7 @@ struct Options {
   std::string debug_buffer;
   std::string etrecord;
   bool source_columns = false;
+  std::vector<std::string> columns;
   size_t max_values = 4;
   std::string find_total_for_module;
   std::string html;
@@ -144,6 +145,7 @@ Result<int> run(const Options& o) {
   if (debug_buffer) report.debug_buffer = debug_buffer->bytes();
   report.max_values = o.max_values;
   report.source_columns = o.source_columns;
+  report.columns = o.columns;
   ETKIT_TRY(inspect::write_report(inspection, report, out->stream()));
   ETKIT_TRY(out->commit());
   return tools::kExitOk;
@@ -186,6 +188,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--etrecord", o.etrecord,
                  "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
+  app.add_option("--columns", o.columns,
+                 "only these columns, in this order, e.g. event_name,avg,module,source (stat names without unit work)")
+      ->delimiter(',');
   app.add_flag("--source", o.source_columns,
                "add columns module (innermost nn.Module path) and source (file:line) from the --etrecord");
   app.add_option("--debug-buffer", o.debug_buffer, "the run's debug buffer: summarise each event's logged values");
