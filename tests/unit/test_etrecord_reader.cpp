@@ -688,3 +688,34 @@ TEST_CASE("etrecord: mutated program JSON, maps and pickles fail cleanly or read
   CHECK(read_ok + refused == 600);
   CHECK(refused > 0);
 }
+
+TEST_CASE("etrecord: lowered modules nested too deeply are a warning", "[etrecord][reader]") {
+  // A program whose only node is a delegate call embedding `inner` (a lowered module's JSON, or "" for none).
+  const auto program_with_delegate = [](const std::string& inner) {
+    const std::string node =
+        inner.empty()
+            ? std::string()
+            : R"({"name": "executorch_call_delegate", "target": "torch.ops.higher_order.executorch_call_delegate",
+                  "inputs": [{"name": "lowered_module_0", "arg": {"as_string": )" +
+                  nlohmann::json(inner).dump() + R"(}}], "outputs": [], "metadata": {}})";
+    return R"({"graph_module": {"graph": {"inputs": [], "outputs": [], "nodes": [)" + node +
+           R"(]}}, "schema_version": {"major": 5, "minor": 3}})";
+  };
+  std::string lowered;  // innermost: a module without delegates
+  for (int level = 0; level < 6; ++level) {
+    lowered = R"({"backend_id": "B)" + std::to_string(level) + R"(", "original_module": )" +
+              program_with_delegate(lowered) + "}";
+  }
+  auto r = read_etrecord(make_zip({{"ETRECORD_V0", ""}, {"edge_dialect_exported_program", program_with_delegate(lowered)}}));
+  REQUIRE(r.ok());
+  // Four levels are decoded; the fifth is named in a warning.
+  const Node* call = &r->edge_program()->program.graph.nodes[0];
+  for (int level = 0; level < 4; ++level) {
+    REQUIRE(call->lowered != nullptr);
+    REQUIRE(call->lowered->original_module != nullptr);
+    call = &call->lowered->original_module->graph.nodes[0];
+  }
+  CHECK(call->lowered == nullptr);
+  REQUIRE(call->metadata.problems.size() == 1);
+  CHECK(call->metadata.problems[0] == "lowered module: lowered modules nested deeper than 4");
+}

@@ -19,7 +19,6 @@ struct EtRecordLimits {
   ZipLimits zip;
   JsonLimits json;
   TorchSaveLimits torch_save;
-  bool read_side_cars = true;  // false: side-cars are listed, not opened
 };
 
 Result<EtRecord> read_etrecord(ByteSpan bytes, const EtRecordLimits& limits = {});

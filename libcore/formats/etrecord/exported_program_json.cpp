@@ -39,7 +39,8 @@ std::pair<OpKind, std::string> classify_target(std::string_view target) {
 
 namespace {
 
-constexpr int kMaxLoweredNesting = 8;
+// Real files nest one level (a lowered module inside an edge program).
+constexpr int kMaxLoweredNesting = 4;
 
 struct Ctx {
   size_t wide = 0;

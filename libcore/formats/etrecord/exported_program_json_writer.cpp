@@ -117,11 +117,14 @@ class Writer {
       value.set("name", a.graph_name);
       value.set("graph", a.graph ? graph(*a.graph) : JsonValue());
     } else if (a.variant == "as_device") {
-      value = device(a.items.empty() ? "cpu" : std::get<std::string>(a.items[0]));
+      const std::string* text = a.items.empty() ? nullptr : std::get_if<std::string>(&a.items[0]);
+      value = device(text == nullptr ? "cpu" : *text);
     } else if (a.variant == "as_custom_obj") {
+      const ArgRef* ref = a.items.empty() ? nullptr : std::get_if<ArgRef>(&a.items[0]);
+      const std::string* fqn = a.items.size() < 2 ? nullptr : std::get_if<std::string>(&a.items[1]);
       value = JsonValue::object();
-      value.set("name", a.items.empty() ? "" : std::get<ArgRef>(a.items[0]).name);
-      value.set("class_fqn", a.items.size() < 2 ? "" : std::get<std::string>(a.items[1]));
+      value.set("name", ref == nullptr ? "" : ref->name);
+      value.set("class_fqn", fqn == nullptr ? "" : *fqn);
     } else if (a.is_list) {
       value = JsonValue::array();
       for (const ArgItem& i : a.items) value.push(item(a, i));
