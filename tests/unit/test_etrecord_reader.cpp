@@ -174,6 +174,20 @@ TEST_CASE("etrecord fixture mul_2023: entries, version and maps (spec 8)", "[etr
   CHECK(r->warnings.empty());
 }
 
+TEST_CASE("etrecord fixture mul_2023: side-cars listed but not opened on request", "[etrecord][reader][fixture]") {
+  ETKIT_REQUIRE_FIXTURES();
+  EtRecordLimits limits;
+  limits.read_side_cars = false;
+  auto r = read_etrecord_file(test::fixture("etrecord/mul_2023.etrecord").string(), limits);
+  REQUIRE(r.ok());
+  REQUIRE(r->side_cars.size() == 2);
+  for (const SideCar& s : r->side_cars) {
+    CHECK(s.status == SideCar::Status::kNeedsPython);
+    CHECK(s.note == "not opened");
+  }
+  CHECK(r->programs.size() == 2);  // the graphs are still read
+}
+
 TEST_CASE("etrecord fixture mul_2023: the edge program field by field (spec 8)", "[etrecord][reader][fixture]") {
   ETKIT_REQUIRE_FIXTURES();
   auto r = read_etrecord_file(test::fixture("etrecord/mul_2023.etrecord").string());

@@ -131,6 +131,11 @@ SideCar read_side_car(const ZipReader& zip, const ZipEntry& entry, const Entry& 
     sc.status = SideCar::Status::kEmpty;
     return sc;
   }
+  if (!limits.read_side_cars) {
+    sc.status = SideCar::Status::kNeedsPython;
+    sc.note = "not opened";
+    return sc;
+  }
   auto bytes = zip.read(entry);
   if (!bytes) {
     sc.status = SideCar::Status::kMalformed;

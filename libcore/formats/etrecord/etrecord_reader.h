@@ -19,6 +19,7 @@ struct EtRecordLimits {
   ZipLimits zip;
   JsonLimits json;
   TorchSaveLimits torch_save;
+  bool read_side_cars = true;  // false: side-cars are listed, not opened (the Inspector's links need none)
 };
 
 Result<EtRecord> read_etrecord(ByteSpan bytes, const EtRecordLimits& limits = {});
