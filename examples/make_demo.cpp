@@ -1,9 +1,12 @@
 // etkit-make-demo DIR: writes the project's demo artifacts with its own
 // writers: lenet.pte and lenet.bpte, mlp.pte and mlp.bpte (2 test cases each,
-// expected outputs from plain-loop reference code), and demo.etdp with
-// demo_debug.bin (3 executions of the LeNet kernels, program outputs logged).
+// expected outputs from plain-loop reference code), lenet.etrecord (the edge
+// program of examples/lenet.py, linked to lenet.pte's instructions), and
+// demo.etdp with demo_debug.bin (3 executions of the LeNet kernels, program
+// outputs logged).
 #include <filesystem>
 
+#include "examples/demo_etrecord.h"
 #include "examples/demo_models.h"
 #include "libcore/formats/program/program_writer.h"
 #include "libcore/support/file.h"
@@ -21,8 +24,11 @@ int main(int argc, char** argv) {
     if (ec) return io_error(dir, "cannot create directory: " + ec.message());
     const std::filesystem::path out(dir);
 
-    ETKIT_ASSIGN_OR_RETURN(auto lenet, pte::write_program(demo::lenet()));
+    const pte::Program lenet_program = demo::lenet();
+    ETKIT_ASSIGN_OR_RETURN(auto lenet, pte::write_program(lenet_program));
     ETKIT_TRY(write_file((out / "lenet.pte").string(), lenet));
+    ETKIT_ASSIGN_OR_RETURN(auto etrecord, demo::lenet_etrecord(lenet_program));
+    ETKIT_TRY(write_file((out / "lenet.etrecord").string(), etrecord));
     ETKIT_TRY(write_file((out / "lenet.bpte").string(), demo::bundled_lenet(lenet, 2)));
     ETKIT_ASSIGN_OR_RETURN(auto mlp, pte::write_program(demo::mlp()));
     ETKIT_TRY(write_file((out / "mlp.pte").string(), mlp));

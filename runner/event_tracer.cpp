@@ -33,6 +33,11 @@ EventTracer::EventTracer(DebugLevel level) : level_(level), start_ticks_(ticks()
 }
 
 void EventTracer::create_block(std::string_view name) {
+  // Room for another block's worth of logged tensors, allocated before the
+  // block's timestamps start (see DebugBufferWriter::reserve_ahead).
+  const size_t used = buffer_.bytes().size();
+  buffer_.reserve_ahead(used - bytes_before_block_);
+  bytes_before_block_ = used;
   block_names_.emplace_back(name);
   records_.push_back(Record{Record::kBlock, 0, 0, uint32_t(block_names_.size() - 1), {}, 0, 0});
 }

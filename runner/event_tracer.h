@@ -67,6 +67,7 @@ class EventTracer {
   std::deque<std::string> block_names_;
   std::vector<etdump::DebugEvent> debug_events_;
   etdump::DebugBufferWriter buffer_;
+  size_t bytes_before_block_ = 0;  // buffer size when the current block began
   uint64_t start_ticks_ = 0;
   uint64_t start_ns_ = 0;
 };

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libcli11-dev flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
   libspdlog-dev catch2 libzip-dev libbenchmark-dev
+  graphviz chromium  # et-graph --format svg/png; the HTML report's browser test
 )
 
 missing=()

@@ -147,6 +147,20 @@ std::string summarize_tensor(const etdump::Tensor& t, ByteSpan buffer, size_t ma
 
 bool inspector_supports_dtype(int scalar_type) { return !torch_dtype_name(scalar_type).empty(); }
 
+Status check_required_fields(const fb::Value& value) {
+  auto check_tensor = [](const fb::Tensor& t) { return t.sizes() != nullptr && t.strides() != nullptr; };
+  if (value.tensor() && !check_tensor(*value.tensor())) return bad_input("tensor without sizes or strides", "tensor");
+  if (const fb::TensorList* list = value.tensor_list()) {
+    if (!list->tensors()) return bad_input("tensor list without tensors", "tensor_list");
+    for (flatbuffers::uoffset_t i = 0; i < list->tensors()->size(); ++i) {
+      if (!check_tensor(*list->tensors()->Get(i))) {
+        return bad_input("tensor without sizes or strides", "tensor_list.tensors[" + std::to_string(i) + "]");
+      }
+    }
+  }
+  return {};
+}
+
 Result<DebugValue> inflate_value(const fb::Value& value, std::optional<ByteSpan> debug_buffer) {
   DebugValue out;
   switch (value.val()) {

@@ -18,6 +18,11 @@ namespace etkit::inspect {
 // FLOAT, DOUBLE, BOOL, BITS16, UINT16.
 bool inspector_supports_dtype(int scalar_type);
 
+// The fields the Python decoder requires of every logged value, whether or
+// not the Inspector later inflates it: a tensor's sizes and strides, a
+// tensor list's tensors (inspector_spec.md §2).
+Status check_required_fields(const ::etdump::Value& value);
+
 // inflate_runtime_output for a verified Value: the value's own table must be
 // present for its tag, a tensor's dtype supported and, with a buffer, its
 // bytes inside it.

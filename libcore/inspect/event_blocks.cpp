@@ -78,11 +78,16 @@ struct EventSignature {
   bool operator==(const EventSignature&) const = default;
 };
 
+// None hashes outside the 32-bit range of the ids.
+constexpr size_t kNoneHash = size_t(1) << 40;
+
+size_t hash_opt(const std::optional<int32_t>& v) { return v ? size_t(uint32_t(*v)) : kNoneHash; }
+
 size_t hash_sub(size_t h, const std::optional<SubSignature>& s) {
-  if (!s) return hash_mix(h, 0x51);
+  if (!s) return hash_mix(h, kNoneHash);
   h = hash_mix(h, std::hash<std::string_view>{}(s->name));
-  h = hash_mix(h, s->instruction_id ? size_t(uint32_t(*s->instruction_id)) : 0xabcdef01ull << 8);
-  h = hash_mix(h, s->delegate_id ? size_t(uint32_t(*s->delegate_id)) : 0x1234567ull << 9);
+  h = hash_mix(h, hash_opt(s->instruction_id));
+  h = hash_mix(h, hash_opt(s->delegate_id));
   if (s->delegate_id_str) h = hash_mix(h, std::hash<std::string_view>{}(*s->delegate_id_str));
   return h;
 }
@@ -173,13 +178,12 @@ struct Group {
   size_t debug_mismatches = 0;
 };
 
-struct RunKeyHash {
-  size_t operator()(std::string_view name, int32_t bundled, const std::vector<uint32_t>& sigs) const {
-    size_t h = hash_mix(std::hash<std::string_view>{}(name), size_t(uint32_t(bundled)));
-    for (uint32_t s : sigs) h = hash_mix(h, s);
-    return h;
-  }
-};
+// RunSignature: (name, EventSignatures in order, bundled_input_index).
+size_t run_signature_hash(std::string_view name, int32_t bundled, const std::vector<uint32_t>& signatures) {
+  size_t h = hash_mix(std::hash<std::string_view>{}(name), size_t(uint32_t(bundled)));
+  for (uint32_t s : signatures) h = hash_mix(h, s);
+  return h;
+}
 
 // _populate_event_signature_fields.
 void apply_signature(Event& event, const SubSignature& s) {
@@ -280,6 +284,9 @@ Status Builder::collate(const flatbuffers::Vector<flatbuffers::Offset<fb::Event>
       entry.table = p;
     } else if (const fb::DebugEvent* d = event->debug_event()) {
       if (!d->debug_entry()) return bad_input("debug event without debug_entry", event_path(r, e));
+      if (Status fields = check_required_fields(*d->debug_entry()); !fields) {
+        return std::move(fields).error().in(event_path(r, e) + ".debug_event.debug_entry");
+      }
       const uint64_t chain = d->chain_index();
       key = {d->instruction_id(), {int64_t(chain), chain > uint64_t(INT64_MAX)}, d->delegate_debug_id_int(),
              opt_view(d->delegate_debug_id_str())};
@@ -345,7 +352,7 @@ void Builder::expand_signatures() {
 }
 
 Group& Builder::find_or_create_group(std::string_view name, int32_t bundled) {
-  const size_t hash = RunKeyHash{}(name, bundled, run_signatures_);
+  const size_t hash = run_signature_hash(name, bundled, run_signatures_);
   std::vector<uint32_t>& candidates = groups_by_hash_[hash];
   for (uint32_t g : candidates) {
     Group& group = groups_[g];

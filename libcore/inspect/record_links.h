@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "libcore/formats/etrecord/etrecord.h"
+
 namespace etkit::inspect {
 
 // A debug_handle_map value is an int for a kernel and a list for a delegate
@@ -20,12 +22,9 @@ struct DebugHandles {
   std::vector<int64_t> values;
 };
 
-// One `nn_module_stack` entry, outermost module first.
-struct ModuleStackEntry {
-  std::string key;   // e.g. "L__self___fc1"; find_total_for_module matches these
-  std::string path;  // e.g. "fc1"
-  std::string type;  // fully qualified class name
-};
+// One `nn_module_stack` entry (outermost module first); its `key`, e.g.
+// "L__self___fc1", is what find_total_for_module matches.
+using ModuleStackEntry = etrecord::ModuleStackEntry;
 
 // An OperatorNode of the reference graph (etrecord_spec.md §7.1).
 struct OpNode {

@@ -1,5 +1,7 @@
 #include "libcore/formats/etdump/debug_buffer.h"
 
+#include <algorithm>
+
 namespace etkit::etdump {
 
 Result<ByteSpan> tensor_bytes(ByteSpan buffer, const Tensor& tensor) {
@@ -21,6 +23,14 @@ int64_t DebugBufferWriter::append(ByteSpan bytes) {
   bytes_.resize(offset, 0);
   bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
   return static_cast<int64_t>(offset);
+}
+
+void DebugBufferWriter::reserve_ahead(size_t bytes) {
+  const size_t used = bytes_.size();
+  if (bytes_.capacity() - used >= bytes) return;
+  bytes_.reserve(std::max(2 * bytes_.capacity(), used + bytes));
+  bytes_.resize(bytes_.capacity(), 0);  // the page faults happen here, not in append()
+  bytes_.resize(used);
 }
 
 }  // namespace etkit::etdump

@@ -21,6 +21,11 @@ class DebugBufferWriter {
   // Appends at the next 64-byte boundary (zero padding) and returns the
   // offset, or -1 for an empty blob (nothing written).
   int64_t append(ByteSpan bytes);
+  // Makes room for `bytes` more without reallocating and touches the new
+  // pages now: a runtime logs inside a kernel's timed scope (as ExecuTorch's
+  // does into its preallocated buffer), where a reallocation or first-touch
+  // page faults would be billed to the kernel.
+  void reserve_ahead(size_t bytes);
   // Only the used part: a reader needs nothing past the last tensor.
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace etkit::rt::kernels {
+namespace etkit::rt::kernels::linalg {
 
 struct MatrixView {
   const float* data;
@@ -19,4 +19,4 @@ struct MatrixView {
 void sgemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixView a, MatrixView b, float beta, float* c,
            int64_t ldc);
 
-}  // namespace etkit::rt::kernels
+}  // namespace etkit::rt::kernels::linalg

@@ -8,6 +8,8 @@ std::vector<KernelInfo> linalg_kernels() {
   linalg::add_matmul_kernels(table);
   linalg::add_convolution_kernels(table);
   linalg::add_pooling_kernels(table);
+  linalg::add_normalization_kernels(table);
+  linalg::add_upsample_kernels(table);
   return table;
 }
 

@@ -12,5 +12,7 @@ namespace etkit::rt::kernels::linalg {
 void add_matmul_kernels(std::vector<KernelInfo>& table);
 void add_convolution_kernels(std::vector<KernelInfo>& table);
 void add_pooling_kernels(std::vector<KernelInfo>& table);
+void add_normalization_kernels(std::vector<KernelInfo>& table);
+void add_upsample_kernels(std::vector<KernelInfo>& table);
 
 }  // namespace etkit::rt::kernels::linalg

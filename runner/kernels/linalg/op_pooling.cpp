@@ -1,13 +1,15 @@
 // aten::max_pool2d_with_indices.out, aten::avg_pool2d.out and
-// aten::_adaptive_avg_pool2d.out over [N, C, H, W] or [C, H, W] inputs of any
-// dim order (read through strides); out (and indices) contiguous.
+// aten::_adaptive_avg_pool2d.out over [N, C, H, W] or [C, H, W] inputs. Every
+// tensor is addressed through its strides, so inputs and outs may be
+// contiguous, channels-last or any other dim order.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "runner/kernels/elementwise.h"
 #include "runner/kernels/linalg/linalg_ops.h"
+#include "runner/kernels/linalg/linalg_util.h"
 
-namespace etkit::rt::kernels {
+namespace etkit::rt::kernels::linalg {
 namespace {
 
 struct Window {
@@ -15,82 +17,132 @@ struct Window {
   bool ceil_mode = false;
 };
 
-Result<std::pair<int64_t, int64_t>> pair_of(KernelContext& ctx, std::span<const int64_t> list, std::string_view what,
-                                            std::pair<int64_t, int64_t> if_empty) {
-  if (list.empty()) return if_empty;
-  if (list.size() == 1) return std::make_pair(list[0], list[0]);
-  if (list.size() == 2) return std::make_pair(list[0], list[1]);
-  return ctx.fail(std::string(what) + " must have 1 or 2 entries, got " + std::to_string(list.size()));
+// The planes of a pooling input or output: (n, c) pairs of H x W images.
+// A 3-D [C, H, W] tensor is one image (n stride 0).
+struct Layout {
+  int64_t n, c, h, w;
+  int64_t sn, sc, sy, sx;  // element strides
+  int64_t at(int64_t in, int64_t ic, int64_t y, int64_t x) const { return in * sn + ic * sc + y * sy + x * sx; }
+};
+
+Layout layout_of(const Tensor& t) {
+  const auto s = t.strides();
+  if (t.dim() == 3) return {1, t.size(0), t.size(1), t.size(2), 0, s[0], s[1], s[2]};
+  return {t.size(0), t.size(1), t.size(2), t.size(3), s[0], s[1], s[2], s[3]};
 }
 
-// PyTorch's pooling output size, with ceil_mode's rule that the last window
-// must start inside the input or its left padding.
+// 3-D or 4-D with non-empty channel and spatial dims (only the batch may be
+// empty, as in PyTorch).
+Status check_input(KernelContext& ctx, const Tensor& in) {
+  if (in.dim() != 3 && in.dim() != 4) {
+    return ctx.fail("input must be 3-D (C, H, W) or 4-D (N, C, H, W), got " + in.shape_string());
+  }
+  for (size_t d = in.dim() - 3; d < in.dim(); ++d) {
+    if (in.size(d) == 0) {
+      return ctx.fail("input " + in.shape_string() + " must have non-zero size in its non-batch dimensions");
+    }
+  }
+  return {};
+}
+
+// PyTorch's pooling output size (aten/src/ATen/native/Pool.h): in ceil mode
+// the last window must still start inside the input or its left padding.
 int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   const int64_t span = in + 2 * p - d * (k - 1) - 1;
-  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  int64_t out = floor_div(span + (ceil_mode ? s - 1 : 0), s) + 1;
   if (ceil_mode && (out - 1) * s >= in + p) --out;
   return out;
 }
 
+// kernel_size, stride, padding[, dilation] and ceil_mode from args[1..].
 Result<Window> read_window(KernelContext& ctx, std::span<EValue* const> args, bool with_dilation) {
   Window w;
-  ETKIT_ASSIGN_OR_RETURN(auto kernel, ctx.int_list(*args[1], "kernel_size"));
-  ETKIT_ASSIGN_OR_RETURN(auto k, pair_of(ctx, kernel, "kernel_size", {0, 0}));
+  ETKIT_ASSIGN_OR_RETURN(auto kernel_list, ctx.int_list(*args[1], "kernel_size"));
   ETKIT_ASSIGN_OR_RETURN(auto stride_list, ctx.int_list(*args[2], "stride"));
-  ETKIT_ASSIGN_OR_RETURN(auto s, pair_of(ctx, stride_list, "stride", k));  // empty: the kernel size
   ETKIT_ASSIGN_OR_RETURN(auto padding_list, ctx.int_list(*args[3], "padding"));
-  ETKIT_ASSIGN_OR_RETURN(auto p, pair_of(ctx, padding_list, "padding", {0, 0}));
-  std::tie(w.kh, w.kw) = k;
-  std::tie(w.sh, w.sw) = s;
-  std::tie(w.ph, w.pw) = p;
+  ETKIT_ASSIGN_OR_RETURN(std::tie(w.kh, w.kw), hw_pair(ctx, kernel_list, "kernel_size"));
+  const std::pair<int64_t, int64_t> kernel{w.kh, w.kw}, zero{0, 0}, one{1, 1};
+  ETKIT_ASSIGN_OR_RETURN(std::tie(w.sh, w.sw), hw_pair(ctx, stride_list, "stride", &kernel));  // [] = kernel_size
+  ETKIT_ASSIGN_OR_RETURN(std::tie(w.ph, w.pw), hw_pair(ctx, padding_list, "padding", &zero));
+  std::span<const int64_t> dilation_list;
   if (with_dilation) {
-    ETKIT_ASSIGN_OR_RETURN(auto dilation_list, ctx.int_list(*args[4], "dilation"));
-    ETKIT_ASSIGN_OR_RETURN(auto dl, pair_of(ctx, dilation_list, "dilation", {1, 1}));
-    std::tie(w.dh, w.dw) = dl;
+    ETKIT_ASSIGN_OR_RETURN(dilation_list, ctx.int_list(*args[4], "dilation"));
+    ETKIT_ASSIGN_OR_RETURN(std::tie(w.dh, w.dw), hw_pair(ctx, dilation_list, "dilation", &one));
   }
   ETKIT_ASSIGN_OR_RETURN(w.ceil_mode, bool_arg(ctx, *args[with_dilation ? 5 : 4], "ceil_mode"));
-  if (w.kh < 1 || w.kw < 1 || w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1) {
-    return ctx.fail("kernel_size, stride and dilation must be positive");
-  }
+  if (w.kh < 1 || w.kw < 1) return ctx.fail("kernel_size " + list_string(kernel_list) + " must be positive");
+  if (w.sh < 1 || w.sw < 1) return ctx.fail("stride " + list_string(stride_list) + " must be positive");
+  if (w.dh < 1 || w.dw < 1) return ctx.fail("dilation " + list_string(dilation_list) + " must be positive");
   if (w.ph < 0 || w.pw < 0 || w.ph * 2 > w.kh || w.pw * 2 > w.kw) {
-    return ctx.fail("padding must be non-negative and at most half the kernel size");
+    return ctx.fail("padding " + list_string(padding_list) + " must be non-negative and at most half of kernel_size " +
+                    list_string(kernel_list));
   }
   return w;
 }
 
-struct Planes {
-  int64_t planes, c, h, w, oh, ow;
-  bool batched;
-};
-
-Result<Planes> plan(KernelContext& ctx, const Tensor& in, const Window& w) {
-  if (in.dim() != 3 && in.dim() != 4) return ctx.fail("input must be 3-D or 4-D, got " + in.shape_string());
-  Planes p;
-  p.batched = in.dim() == 4;
-  const size_t hd = in.dim() - 2;
-  p.c = in.size(hd - 1);
-  p.planes = (p.batched ? in.size(0) : 1) * p.c;
-  p.h = in.size(hd);
-  p.w = in.size(hd + 1);
-  p.oh = pooled_size(p.h, w.kh, w.sh, w.ph, w.dh, w.ceil_mode);
-  p.ow = pooled_size(p.w, w.kw, w.sw, w.pw, w.dw, w.ceil_mode);
-  if (p.oh < 1 || p.ow < 1) return ctx.fail("the pooling window is larger than the padded input");
-  return p;
+// The output layout for `in` pooled by `w`, or an error when the window
+// does not fit.
+Result<std::pair<int64_t, int64_t>> pooled_hw(KernelContext& ctx, const Tensor& in, const Window& w) {
+  const Layout l = layout_of(in);
+  const int64_t oh = pooled_size(l.h, w.kh, w.sh, w.ph, w.dh, w.ceil_mode);
+  const int64_t ow = pooled_size(l.w, w.kw, w.sw, w.pw, w.dw, w.ceil_mode);
+  if (oh < 1 || ow < 1) {
+    return ctx.fail("kernel [" + std::to_string(w.kh) + ", " + std::to_string(w.kw) + "] with dilation [" +
+                    std::to_string(w.dh) + ", " + std::to_string(w.dw) + "] does not fit the padded input [" +
+                    std::to_string(l.h + 2 * w.ph) + ", " + std::to_string(l.w + 2 * w.pw) + "]");
+  }
+  return std::make_pair(oh, ow);
 }
 
-Shape out_shape(const Tensor& in, const Planes& p) {
+Shape pooled_shape(const Tensor& in, int64_t oh, int64_t ow) {
   Shape s;
   for (size_t d = 0; d + 2 < in.dim(); ++d) s.push_back(in.size(d));
-  s.push_back(p.oh);
-  s.push_back(p.ow);
+  s.push_back(oh);
+  s.push_back(ow);
   return s;
 }
 
-// Element offset of (plane, y, x) in `t` where plane enumerates (n, c).
-inline int64_t offset(const Tensor& t, const Planes& p, int64_t plane, int64_t y, int64_t x) {
-  const auto s = t.strides();
-  if (p.batched) return (plane / p.c) * s[0] + (plane % p.c) * s[1] + y * s[2] + x * s[3];
-  return plane * s[0] + y * s[1] + x * s[2];
+template <typename T>
+void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
+  const T* src = input.data_as<T>();
+  T* dst = output.data_as<T>();
+  int64_t* index_out = indices.data_as<int64_t>();
+  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                        : std::numeric_limits<T>::lowest();
+  for (int64_t n = 0; n < out.n; ++n) {
+    for (int64_t c = 0; c < out.c; ++c) {
+      for (int64_t oy = 0; oy < out.h; ++oy) {
+        // The first row and column of the window inside the input: PyTorch
+        // reports that position when no element beats -inf.
+        int64_t y_first = oy * w.sh - w.ph;
+        while (y_first < 0) y_first += w.dh;
+        for (int64_t ox = 0; ox < out.w; ++ox) {
+          int64_t x_first = ox * w.sw - w.pw;
+          while (x_first < 0) x_first += w.dw;
+          T best = lowest;
+          int64_t best_index = y_first * in.w + x_first;
+          for (int64_t ky = 0; ky < w.kh; ++ky) {
+            const int64_t y = oy * w.sh - w.ph + ky * w.dh;
+            if (y < 0 || y >= in.h) continue;
+            for (int64_t kx = 0; kx < w.kw; ++kx) {
+              const int64_t x = ox * w.sw - w.pw + kx * w.dw;
+              if (x < 0 || x >= in.w) continue;
+              const T v = src[in.at(n, c, y, x)];
+              bool take = v > best;
+              if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);  // NaN propagates
+              if (take) {
+                best = v;
+                best_index = y * in.w + x;
+              }
+            }
+          }
+          dst[out.at(n, c, oy, ox)] = best;
+          index_out[idx.at(n, c, oy, ox)] = best_index;
+        }
+      }
+    }
+  }
 }
 
 // (self, kernel_size, stride, padding, dilation, ceil_mode, out, indices, ret)
@@ -98,52 +150,59 @@ Status max_pool2d_with_indices_out(KernelContext& ctx, std::span<EValue* const> 
   ETKIT_ASSIGN_OR_RETURN(Tensor * in, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[6], "out"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * indices, tensor_arg(ctx, *args[7], "indices"));
+  ETKIT_TRY(check_input(ctx, *in));
   ETKIT_ASSIGN_OR_RETURN(Window w, read_window(ctx, args, true));
-  ETKIT_ASSIGN_OR_RETURN(Planes p, plan(ctx, *in, w));
-  const Shape shape = out_shape(*in, p);
+  if (out->dtype() != in->dtype()) {
+    return ctx.fail("out dtype " + dtype_name(out->dtype()) + " does not match input dtype " + dtype_name(in->dtype()));
+  }
+  if (indices->dtype() != ScalarType::kLong) return ctx.fail("indices must be LONG, not " + dtype_name(indices->dtype()));
+  ETKIT_ASSIGN_OR_RETURN(auto ohw, pooled_hw(ctx, *in, w));
+  const Shape shape = pooled_shape(*in, ohw.first, ohw.second);
   ETKIT_TRY(resize_out(ctx, *out, shape));
-  ETKIT_TRY(resize_out(ctx, *indices, shape));
-  if (out->dtype() != in->dtype()) return ctx.fail("out must have the input's dtype");
-  if (indices->dtype() != ScalarType::kLong) return ctx.fail("indices must be LONG");
-  if (!out->is_contiguous() || !indices->is_contiguous()) return ctx.fail("out and indices must be contiguous");
-  bool ok = dispatch_real_and_bool(in->dtype(), [&](auto tag) {
+  ETKIT_TRY(resize_named(ctx, *indices, shape, "indices"));
+  bool ok = false;
+  dispatch_real_and_bool(in->dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* src = in->data_as<T>();
-    T* dst = out->data_as<T>();
-    int64_t* idx = indices->data_as<int64_t>();
-    for (int64_t plane = 0; plane < p.planes; ++plane) {
-      for (int64_t oy = 0; oy < p.oh; ++oy) {
-        for (int64_t ox = 0; ox < p.ow; ++ox) {
-          bool found = false;
-          T best{};
-          int64_t best_index = -1;
-          for (int64_t ky = 0; ky < w.kh; ++ky) {
-            const int64_t y = oy * w.sh - w.ph + ky * w.dh;
-            if (y < 0 || y >= p.h) continue;
-            for (int64_t kx = 0; kx < w.kw; ++kx) {
-              const int64_t x = ox * w.sw - w.pw + kx * w.dw;
-              if (x < 0 || x >= p.w) continue;
-              const T v = src[offset(*in, p, plane, y, x)];
-              // NaN wins, as in PyTorch (and then stays).
-              bool take = !found || v > best;
-              if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
-              if constexpr (std::is_floating_point_v<T>) take = take && !(found && std::isnan(best));
-              if (take) {
-                best = v;
-                best_index = y * p.w + x;
-                found = true;
-              }
-            }
+    if constexpr (!std::is_same_v<T, bool>) {
+      max_pool<T>(*in, w, *out, *indices);
+      ok = true;
+    }
+  });
+  if (!ok) return ctx.fail("unsupported dtype " + dtype_name(in->dtype()));
+  return {};
+}
+
+// Sums in double (floating) or int64 (integers; the mean then truncates, as
+// PyTorch's integer average pooling does).
+template <typename T>
+using SumType = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+template <typename T>
+void avg_pool(const Tensor& input, const Window& w, bool count_include_pad, int64_t divisor_override, Tensor& output) {
+  const Layout in = layout_of(input), out = layout_of(output);
+  const T* src = input.data_as<T>();
+  T* dst = output.data_as<T>();
+  for (int64_t n = 0; n < out.n; ++n) {
+    for (int64_t c = 0; c < out.c; ++c) {
+      for (int64_t oy = 0; oy < out.h; ++oy) {
+        // The window clipped to the padded input (its size is the divisor
+        // with count_include_pad), then to the input.
+        const int64_t y0 = oy * w.sh - w.ph, y1 = std::min(y0 + w.kh, in.h + w.ph);
+        const int64_t ya = std::max<int64_t>(y0, 0), yb = std::min(y1, in.h);
+        for (int64_t ox = 0; ox < out.w; ++ox) {
+          const int64_t x0 = ox * w.sw - w.pw, x1 = std::min(x0 + w.kw, in.w + w.pw);
+          const int64_t xa = std::max<int64_t>(x0, 0), xb = std::min(x1, in.w);
+          SumType<T> sum = 0;
+          for (int64_t y = ya; y < yb; ++y) {
+            for (int64_t x = xa; x < xb; ++x) sum += SumType<T>(src[in.at(n, c, y, x)]);
           }
-          const int64_t o = (plane * p.oh + oy) * p.ow + ox;
-          dst[o] = best;
-          idx[o] = best_index;
+          const int64_t count = std::max<int64_t>(yb - ya, 0) * std::max<int64_t>(xb - xa, 0);
+          const int64_t divisor = divisor_override ? divisor_override : count_include_pad ? (y1 - y0) * (x1 - x0) : count;
+          dst[out.at(n, c, oy, ox)] = count == 0 ? T(0) : static_cast<T>(sum / SumType<T>(divisor));
         }
       }
     }
-  });
-  if (!ok) return ctx.fail("unsupported dtype " + std::string(scalar_type_name(int(in->dtype()))));
-  return {};
+  }
 }
 
 // (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override?, out, ret)
@@ -156,78 +215,76 @@ Status avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> args) {
     if (divisor_override == 0) return ctx.fail("divisor_override must not be 0");
   }
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[7], "out"));
+  ETKIT_TRY(check_input(ctx, *in));
   ETKIT_ASSIGN_OR_RETURN(Window w, read_window(ctx, args, false));
-  ETKIT_ASSIGN_OR_RETURN(Planes p, plan(ctx, *in, w));
-  ETKIT_TRY(resize_out(ctx, *out, out_shape(*in, p)));
-  if (out->dtype() != in->dtype() || !out->is_contiguous()) return ctx.fail("out must be contiguous with the input's dtype");
-  bool ok = dispatch_compute_type(in->dtype(), [&](auto tag) {
-    using CT = decltype(tag);
-    if constexpr (std::is_same_v<CT, bool>) return;
-    for (int64_t plane = 0; plane < p.planes; ++plane) {
-      for (int64_t oy = 0; oy < p.oh; ++oy) {
-        for (int64_t ox = 0; ox < p.ow; ++ox) {
-          // The window clipped to the padded input, then to the input.
-          const int64_t y0 = oy * w.sh - w.ph, x0 = ox * w.sw - w.pw;
-          const int64_t y1 = std::min(y0 + w.kh, p.h + w.ph), x1 = std::min(x0 + w.kw, p.w + w.pw);
-          const int64_t padded_count = (y1 - y0) * (x1 - x0);
-          double sum = 0;
-          int64_t count = 0;
-          for (int64_t y = std::max<int64_t>(y0, 0); y < std::min(y1, p.h); ++y) {
-            for (int64_t x = std::max<int64_t>(x0, 0); x < std::min(x1, p.w); ++x) {
-              sum += load_as<double>(in->dtype(), in->data(), offset(*in, p, plane, y, x));
-              ++count;
-            }
-          }
-          const int64_t divisor = divisor_override ? divisor_override : count_include_pad ? padded_count : count;
-          store_as<double>(out->dtype(), out->data(), (plane * p.oh + oy) * p.ow + ox, divisor ? sum / double(divisor) : 0.0);
-        }
-      }
+  if (out->dtype() != in->dtype()) {
+    return ctx.fail("out dtype " + dtype_name(out->dtype()) + " does not match input dtype " + dtype_name(in->dtype()));
+  }
+  ETKIT_ASSIGN_OR_RETURN(auto ohw, pooled_hw(ctx, *in, w));
+  ETKIT_TRY(resize_out(ctx, *out, pooled_shape(*in, ohw.first, ohw.second)));
+  bool ok = false;
+  dispatch_real_and_bool(in->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      avg_pool<T>(*in, w, count_include_pad, divisor_override, *out);
+      ok = true;
     }
   });
-  if (!ok || in->dtype() == ScalarType::kBool) return ctx.fail("unsupported dtype " + std::string(scalar_type_name(int(in->dtype()))));
+  if (!ok) return ctx.fail("unsupported dtype " + dtype_name(in->dtype()));
   return {};
 }
 
-// (self, output_size, out, ret): bins [floor(i*H/OH), ceil((i+1)*H/OH)).
+// Output cell i of n covers input rows [floor(i*in/n), ceil((i+1)*in/n)).
+template <typename T>
+void adaptive_avg_pool(const Tensor& input, Tensor& output) {
+  const Layout in = layout_of(input), out = layout_of(output);
+  const T* src = input.data_as<T>();
+  T* dst = output.data_as<T>();
+  for (int64_t n = 0; n < out.n; ++n) {
+    for (int64_t c = 0; c < out.c; ++c) {
+      for (int64_t oy = 0; oy < out.h; ++oy) {
+        const int64_t y0 = oy * in.h / out.h, y1 = ((oy + 1) * in.h + out.h - 1) / out.h;
+        for (int64_t ox = 0; ox < out.w; ++ox) {
+          const int64_t x0 = ox * in.w / out.w, x1 = ((ox + 1) * in.w + out.w - 1) / out.w;
+          double sum = 0;
+          for (int64_t y = y0; y < y1; ++y) {
+            for (int64_t x = x0; x < x1; ++x) sum += double(src[in.at(n, c, y, x)]);
+          }
+          dst[out.at(n, c, oy, ox)] = static_cast<T>(sum / double((y1 - y0) * (x1 - x0)));
+        }
+      }
+    }
+  }
+}
+
+// (self, output_size, out, ret)
 Status adaptive_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * in, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(auto size_list, ctx.int_list(*args[1], "output_size"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  if (size_list.size() != 2 || size_list[0] < 1 || size_list[1] < 1) return ctx.fail("output_size must be two positive sizes");
-  if (in->dim() != 3 && in->dim() != 4) return ctx.fail("input must be 3-D or 4-D, got " + in->shape_string());
-  Planes p;
-  p.batched = in->dim() == 4;
-  const size_t hd = in->dim() - 2;
-  p.c = in->size(hd - 1);
-  p.planes = (p.batched ? in->size(0) : 1) * p.c;
-  p.h = in->size(hd);
-  p.w = in->size(hd + 1);
-  p.oh = size_list[0];
-  p.ow = size_list[1];
-  ETKIT_TRY(resize_out(ctx, *out, out_shape(*in, p)));
-  if (out->dtype() != in->dtype() || !out->is_contiguous()) return ctx.fail("out must be contiguous with the input's dtype");
-  for (int64_t plane = 0; plane < p.planes; ++plane) {
-    for (int64_t oy = 0; oy < p.oh; ++oy) {
-      const int64_t y0 = oy * p.h / p.oh, y1 = ((oy + 1) * p.h + p.oh - 1) / p.oh;
-      for (int64_t ox = 0; ox < p.ow; ++ox) {
-        const int64_t x0 = ox * p.w / p.ow, x1 = ((ox + 1) * p.w + p.ow - 1) / p.ow;
-        double sum = 0;
-        for (int64_t y = y0; y < y1; ++y) {
-          for (int64_t x = x0; x < x1; ++x) sum += load_as<double>(in->dtype(), in->data(), offset(*in, p, plane, y, x));
-        }
-        store_as<double>(out->dtype(), out->data(), (plane * p.oh + oy) * p.ow + ox, sum / double((y1 - y0) * (x1 - x0)));
-      }
-    }
+  ETKIT_TRY(check_input(ctx, *in));
+  if (size_list.size() != 2 || size_list[0] < 0 || size_list[1] < 0) {
+    return ctx.fail("output_size must be two non-negative sizes, got " + list_string(size_list));
+  }
+  if (!is_float_or_double(in->dtype())) return ctx.fail("unsupported dtype " + dtype_name(in->dtype()));
+  if (out->dtype() != in->dtype()) {
+    return ctx.fail("out dtype " + dtype_name(out->dtype()) + " does not match input dtype " + dtype_name(in->dtype()));
+  }
+  ETKIT_TRY(resize_out(ctx, *out, pooled_shape(*in, size_list[0], size_list[1])));
+  if (in->dtype() == ScalarType::kFloat) {
+    adaptive_avg_pool<float>(*in, *out);
+  } else {
+    adaptive_avg_pool<double>(*in, *out);
   }
   return {};
 }
 
 }  // namespace
 
-void linalg::add_pooling_kernels(std::vector<KernelInfo>& table) {
+void add_pooling_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out, 9, {6, 7}});
   table.push_back({"aten::avg_pool2d.out", avg_pool2d_out, 9, {7}});
   table.push_back({"aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out, 4, {2}});
 }
 
-}  // namespace etkit::rt::kernels
+}  // namespace etkit::rt::kernels::linalg

@@ -1,0 +1,111 @@
+// et-graph as a user runs it: DOT on stdout, time shares from an ETDump,
+// Graphviz rendering, and the errors for a wrong method or a foreign ETDump.
+#include "libcore/formats/etdump/etdump_writer.h"
+#include "libcore/formats/program/program_builder.h"
+#include "libcore/formats/program/program_writer.h"
+#include "tests/support/test_support.h"
+
+using namespace etkit;
+
+namespace {
+
+// x[2] -> mul(x, c) -> y -> relu -> z.
+struct GraphFiles {
+  std::filesystem::path pte, etdump, foreign_etdump;
+};
+
+const GraphFiles& graph_files() {
+  static const GraphFiles files = [] {
+    GraphFiles f;
+    const auto dir = test::scratch_dir();
+    pte::ProgramBuilder b;
+    auto& m = b.add_method("forward");
+    const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+    const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2, 3});
+    const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
+    const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
+    m.kernel_call("aten::mul", "out", {x, c, y, y});
+    m.kernel_call("aten::relu", "out", {y, z, z});
+    m.set_inputs({x});
+    m.set_outputs({z});
+    f.pte = dir / "model.pte";
+    test::write_bytes(f.pte, *pte::write_program(b.build()));
+
+    // Instruction 0 takes 300 ns, instruction 1 takes 100 ns.
+    etdump::EtDumpWriter w;
+    w.begin_block("Default");
+    w.add_profile_event("Method::init", -1, 0, 0, 10);
+    w.begin_block("Execute");
+    w.add_profile_event("native_call_mul.out", 0, 0, 110, 390);
+    w.add_profile_event("OPERATOR_CALL", 0, 0, 100, 400);
+    w.add_profile_event("native_call_relu.out", 0, 1, 405, 495);
+    w.add_profile_event("OPERATOR_CALL", 0, 1, 400, 500);
+    w.add_profile_event("Method::execute", -1, 0, 90, 510);
+    f.etdump = dir / "run.etdp";
+    test::write_bytes(f.etdump, w.finish());
+
+    w.begin_block("Execute");
+    w.add_profile_event("OPERATOR_CALL", 0, 7, 100, 400);
+    f.foreign_etdump = dir / "foreign.etdp";
+    test::write_bytes(f.foreign_etdump, w.finish());
+    return f;
+  }();
+  return files;
+}
+
+std::string q(const std::filesystem::path& p) {
+  std::string quoted = "'";
+  quoted += p.string();
+  quoted += '\'';
+  return quoted;
+}
+
+}  // namespace
+
+TEST_CASE("et-graph writes the dataflow graph of a method as DOT", "[report][graph][cli]") {
+  const auto r = test::run_tool("et-graph", q(graph_files().pte));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\"in_0\" -> \"i0\" [label=\"v0 FLOAT[2]\"];") != std::string::npos);
+  CHECK(r.out.find("\"const_1\" -> \"i0\" [label=\"v1 FLOAT[2]\"];") != std::string::npos);
+  CHECK(r.out.find("\"i0\" -> \"i1\" [label=\"v2 FLOAT[2]\"];") != std::string::npos);
+  CHECK(r.out.find("\"i1\" -> \"out_0\" [label=\"v3 FLOAT[2]\"];") != std::string::npos);
+  CHECK(r.out.find("%") == std::string::npos);  // no shares without an ETDump
+}
+
+TEST_CASE("et-graph --etdump labels instructions with their time share", "[report][graph][cli]") {
+  const auto r = test::run_tool("et-graph", q(graph_files().pte) + " --etdump " + q(graph_files().etdump));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // OPERATOR_CALL spans: 300 and 100 ns -> 75% and 25%.
+  CHECK(r.out.find("label=\"#0 aten::mul.out\\n75.0%\"") != std::string::npos);
+  CHECK(r.out.find("label=\"#1 aten::relu.out\\n25.0%\"") != std::string::npos);
+}
+
+TEST_CASE("et-graph rejects an unknown method and an ETDump of another program", "[report][graph][cli]") {
+  auto r = test::run_tool("et-graph", q(graph_files().pte) + " --method nope");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "et-graph: error: " + graph_files().pte.string() + ": no method 'nope' (methods: forward)\n");
+  CHECK(r.out.empty());
+
+  r = test::run_tool("et-graph", q(graph_files().pte) + " --etdump " + q(graph_files().foreign_etdump));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "et-graph: error: " + graph_files().foreign_etdump.string() +
+                     ": has events for instruction #7, which method 'forward' does not have (an ETDump of another "
+                     "program?)\n");
+}
+
+TEST_CASE("et-graph --format svg renders with Graphviz", "[report][graph][cli]") {
+  if (test::run_shell("command -v dot").exit_code != 0) {
+    WARN("skipped: graphviz 'dot' is not installed");
+    return;
+  }
+  const auto out = test::scratch_dir() / "graph.svg";
+  const auto r = test::run_tool("et-graph", q(graph_files().pte) + " --format svg -o " + q(out));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto bytes = test::read_bytes(out);
+  const std::string svg(bytes.begin(), bytes.end());
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("#1 aten::relu.out") != std::string::npos);
+}

@@ -1,0 +1,544 @@
+// aten::convolution.out: hand-worked tiny cases, a sweep against a direct
+// six-loop reference written here (stride, padding, dilation, groups, bias,
+// 1-D, batches, channels-last input and out), and every error message.
+#include <cmath>
+#include <random>
+
+#include "tests/support/kernel_harness.h"
+
+using etkit::ScalarType;
+using etkit::test::KernelHarness;
+
+namespace {
+
+// convolution.out with 2-D stride/padding/dilation lists.
+etkit::Status conv2d(KernelHarness& h, size_t in, size_t w, size_t bias, std::vector<int64_t> stride,
+                     std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups, size_t out) {
+  return h.call("aten::convolution.out", {in, w, bias, h.int_list(stride), h.int_list(padding), h.int_list(dilation),
+                                          h.boolean(false), h.int_list({0, 0}), h.integer(groups), out, out});
+}
+
+std::string conv2d_error(KernelHarness& h, size_t in, size_t w, size_t bias, std::vector<int64_t> stride,
+                         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups, size_t out) {
+  auto s = conv2d(h, in, w, bias, stride, padding, dilation, groups, out);
+  REQUIRE_FALSE(s.ok());
+  return s.error().message;
+}
+
+struct ConvCase {
+  int n, cin, h, w, cout, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+  bool bias, one_d, channels_last_in, channels_last_out;
+};
+
+int out_size(int in, int k, int s, int p, int d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+// The definition, over logical NCHW indices, in double; `magnitude` gets
+// the sum of the terms' absolute values (the scale of float rounding).
+std::vector<double> reference(const ConvCase& c, const std::vector<float>& x, const std::vector<float>& w,
+                              const std::vector<float>& b, std::vector<double>& magnitude) {
+  const int oh = out_size(c.h, c.kh, c.sh, c.ph, c.dh), ow = out_size(c.w, c.kw, c.sw, c.pw, c.dw);
+  const int cin_g = c.cin / c.groups, cout_g = c.cout / c.groups;
+  std::vector<double> out(size_t(c.n * c.cout * oh * ow));
+  magnitude.assign(out.size(), 0.0);
+  for (int n = 0; n < c.n; ++n) {
+    for (int co = 0; co < c.cout; ++co) {
+      for (int oy = 0; oy < oh; ++oy) {
+        for (int ox = 0; ox < ow; ++ox) {
+          double acc = c.bias ? b[size_t(co)] : 0.0, mag = std::fabs(acc);
+          for (int ci = 0; ci < cin_g; ++ci) {
+            for (int ky = 0; ky < c.kh; ++ky) {
+              for (int kx = 0; kx < c.kw; ++kx) {
+                const int y = oy * c.sh - c.ph + ky * c.dh, xx = ox * c.sw - c.pw + kx * c.dw;
+                if (y < 0 || y >= c.h || xx < 0 || xx >= c.w) continue;
+                const int channel = (co / cout_g) * cin_g + ci;
+                const double t = double(x[size_t(((n * c.cin + channel) * c.h + y) * c.w + xx)]) *
+                                 double(w[size_t(((co * cin_g + ci) * c.kh + ky) * c.kw + kx)]);
+                acc += t;
+                mag += std::fabs(t);
+              }
+            }
+          }
+          out[size_t(((n * c.cout + co) * oh + oy) * ow + ox)] = acc;
+          magnitude[size_t(((n * c.cout + co) * oh + oy) * ow + ox)] = mag;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// NCHW data reordered as NHWC storage, and back.
+std::vector<float> to_nhwc(const std::vector<float>& v, int n, int c, int h, int w) {
+  std::vector<float> out(v.size());
+  for (int in = 0; in < n; ++in)
+    for (int ic = 0; ic < c; ++ic)
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) out[size_t(((in * h + y) * w + x) * c + ic)] = v[size_t(((in * c + ic) * h + y) * w + x)];
+  return out;
+}
+std::vector<float> from_nhwc(const std::vector<float>& v, int n, int c, int h, int w) {
+  std::vector<float> out(v.size());
+  for (int in = 0; in < n; ++in)
+    for (int ic = 0; ic < c; ++ic)
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) out[size_t(((in * c + ic) * h + y) * w + x)] = v[size_t(((in * h + y) * w + x) * c + ic)];
+  return out;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+void run_case(const ConvCase& c) {
+  INFO("n " << c.n << " cin " << c.cin << " h " << c.h << " w " << c.w << " cout " << c.cout << " k " << c.kh << "x"
+            << c.kw << " s " << c.sh << "," << c.sw << " p " << c.ph << "," << c.pw << " d " << c.dh << "," << c.dw
+            << " groups " << c.groups << " bias " << c.bias << " 1-D " << c.one_d << " NHWC in/out "
+            << c.channels_last_in << "/" << c.channels_last_out);
+  const int oh = out_size(c.h, c.kh, c.sh, c.ph, c.dh), ow = out_size(c.w, c.kw, c.sw, c.pw, c.dw);
+  const auto x = random_floats(size_t(c.n * c.cin * c.h * c.w), 11);
+  const auto w = random_floats(size_t(c.cout * (c.cin / c.groups) * c.kh * c.kw), 12);
+  const auto b = random_floats(size_t(c.cout), 13);
+  std::vector<double> magnitude;
+  const auto ref = reference(c, x, w, b, magnitude);
+  KernelHarness h;
+  size_t in, wt, out;
+  const std::vector<uint8_t> nhwc{0, 2, 3, 1};
+  if (c.one_d) {
+    in = h.tensor<float>(ScalarType::kFloat, {c.n, c.cin, c.w}, x);
+    wt = h.tensor<float>(ScalarType::kFloat, {c.cout, c.cin / c.groups, c.kw}, w);
+    out = h.out(ScalarType::kFloat, {c.n, c.cout, ow});
+  } else {
+    in = c.channels_last_in ? h.tensor<float>(ScalarType::kFloat, {c.n, c.cin, c.h, c.w}, to_nhwc(x, c.n, c.cin, c.h, c.w), nhwc)
+                            : h.tensor<float>(ScalarType::kFloat, {c.n, c.cin, c.h, c.w}, x);
+    wt = h.tensor<float>(ScalarType::kFloat, {c.cout, c.cin / c.groups, c.kh, c.kw}, w);
+    out = h.out(ScalarType::kFloat, {c.n, c.cout, oh, ow}, false, c.channels_last_out ? nhwc : std::vector<uint8_t>{});
+  }
+  const size_t bias = c.bias ? h.tensor<float>(ScalarType::kFloat, {c.cout}, b) : h.none();
+  etkit::Status s;
+  if (c.one_d) {
+    s = h.call("aten::convolution.out", {in, wt, bias, h.int_list({c.sw}), h.int_list({c.pw}), h.int_list({c.dw}),
+                                         h.boolean(false), h.int_list({0}), h.integer(c.groups), out, out});
+  } else {
+    s = conv2d(h, in, wt, bias, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.groups, out);
+  }
+  if (!s.ok()) FAIL(s.error().message);
+  auto got = h.data<float>(out);
+  if (c.channels_last_out) got = from_nhwc(got, c.n, c.cout, oh, ow);
+  REQUIRE(got.size() == ref.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * magnitude[i] + 1e-7) ++bad;
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("convolution.out: hand-worked 2-D cases", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto ones = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 1, 1, 1});
+  // 2x2 window sums 1+2+4+5, 2+3+5+6, 4+5+7+8, 5+6+8+9, then bias 10 or none.
+  auto bias = h.tensor<float>(ScalarType::kFloat, {1}, {10});
+  auto o1 = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, x, ones, bias, {1, 1}, {0, 0}, {1, 1}, 1, o1).ok());
+  CHECK(h.data<float>(o1) == std::vector<float>{22, 26, 34, 38});
+  auto o2 = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, x, ones, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, o2).ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{12, 16, 24, 28});
+  // Stride 2 with padding 1: windows at rows/cols -1 and 1 see {1}, {2,3},
+  // {4,7} and {5,6,8,9}.
+  auto o3 = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, x, ones, h.none(), {2, 2}, {1, 1}, {1, 1}, 1, o3).ok());
+  CHECK(h.data<float>(o3) == std::vector<float>{1, 5, 11, 28});
+  // Dilation 2 spreads the 2x2 kernel over the corners: 1 + 3 + 7 + 9.
+  auto o4 = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  REQUIRE(conv2d(h, x, ones, h.none(), {1, 1}, {0, 0}, {2, 2}, 1, o4).ok());
+  CHECK(h.data<float>(o4) == std::vector<float>{20});
+  // Asymmetric stride and padding: stride (1, 2), padding (0, 1) with a 1x3
+  // kernel [1, 0, -1]: out[y][j] = x[y][2j-1] - x[y][2j+1] (0 outside).
+  auto k13 = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 3}, {1, 0, -1});
+  auto o5 = h.out(ScalarType::kFloat, {1, 1, 3, 2});
+  REQUIRE(conv2d(h, x, k13, h.none(), {1, 2}, {0, 1}, {1, 1}, 1, o5).ok());
+  CHECK(h.data<float>(o5) == std::vector<float>{-2, 2, -5, 5, -8, 8});
+  // A one-entry list applies to both dims.
+  auto o6 = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, x, ones, h.none(), {2}, {1}, {1}, 1, o6).ok());
+  CHECK(h.data<float>(o6) == std::vector<float>{1, 5, 11, 28});
+}
+
+TEST_CASE("convolution.out: groups, depthwise, batches, 1-D", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  // Groups 2 with two output channels each, 1x1 kernels on 4 channels
+  // [1, 2, 3, 4]: group 0 sees (1, 2), group 1 sees (3, 4).
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 4, 1, 1}, {1, 2, 3, 4});
+  auto w = h.tensor<float>(ScalarType::kFloat, {4, 2, 1, 1}, {1, 1, 1, -1, 2, 0, 0, 3});
+  auto o1 = h.out(ScalarType::kFloat, {1, 4, 1, 1});
+  REQUIRE(conv2d(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 2, o1).ok());
+  CHECK(h.data<float>(o1) == std::vector<float>{3, -1, 6, 12});
+  // Depthwise: channel 0 [[1, 2], [3, 4]] with ones (10), channel 1
+  // [[5, 6], [7, 8]] with [[1, 0], [0, -1]] (5 - 8), bias (1, 2).
+  auto dx = h.tensor<float>(ScalarType::kFloat, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  auto dw = h.tensor<float>(ScalarType::kFloat, {2, 1, 2, 2}, {1, 1, 1, 1, 1, 0, 0, -1});
+  auto db = h.tensor<float>(ScalarType::kFloat, {2}, {1, 2});
+  auto o2 = h.out(ScalarType::kFloat, {1, 2, 1, 1});
+  REQUIRE(conv2d(h, dx, dw, db, {1, 1}, {0, 0}, {1, 1}, 2, o2).ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{11, -1});
+  // The same depthwise convolution on channels-last input and out.
+  auto dx_cl = h.tensor<float>(ScalarType::kFloat, {1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8}, {0, 2, 3, 1});
+  auto o3 = h.out(ScalarType::kFloat, {1, 2, 1, 1}, false, {0, 2, 3, 1});
+  REQUIRE(conv2d(h, dx_cl, dw, db, {1, 1}, {0, 0}, {1, 1}, 2, o3).ok());
+  CHECK(h.data<float>(o3) == std::vector<float>{11, -1});
+  // Batch of 2 with a 1x1 kernel of 2 and bias 1.
+  auto bx = h.tensor<float>(ScalarType::kFloat, {2, 1, 1, 2}, {1, 2, 3, 4});
+  auto two = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1}, {2});
+  auto one = h.tensor<float>(ScalarType::kFloat, {1}, {1});
+  auto o4 = h.out(ScalarType::kFloat, {2, 1, 1, 2});
+  REQUIRE(conv2d(h, bx, two, one, {1, 1}, {0, 0}, {1, 1}, 1, o4).ok());
+  CHECK(h.data<float>(o4) == std::vector<float>{3, 5, 7, 9});
+  // 1-D: [1, 2, 3, 4, 5] padded to [0, 1, 2, 3, 4, 5, 0]; kernel [1, 1] with
+  // dilation 2 and stride 2 adds positions (0, 2), (2, 4), (4, 6): 2, 6, 4.
+  auto s = h.tensor<float>(ScalarType::kFloat, {1, 1, 5}, {1, 2, 3, 4, 5});
+  auto k = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, 1});
+  auto o5 = h.out(ScalarType::kFloat, {1, 1, 3});
+  REQUIRE(h.call("aten::convolution.out", {s, k, h.none(), h.int_list({2}), h.int_list({1}), h.int_list({2}),
+                                           h.boolean(false), h.int_list({0}), h.integer(1), o5, o5}).ok());
+  CHECK(h.data<float>(o5) == std::vector<float>{2, 6, 4});
+}
+
+TEST_CASE("convolution.out: channels-last input and out, double, int, empty", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  // Logical channels c0 = [1, 2], c1 = [3, 4] stored NHWC as 1, 3, 2, 4;
+  // weights (1, 10) give [31, 42].
+  auto nhwc = h.tensor<float>(ScalarType::kFloat, {1, 2, 1, 2}, {1, 3, 2, 4}, {0, 2, 3, 1});
+  auto w = h.tensor<float>(ScalarType::kFloat, {1, 2, 1, 1}, {1, 10});
+  auto o1 = h.out(ScalarType::kFloat, {1, 1, 1, 2});
+  REQUIRE(conv2d(h, nhwc, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, o1).ok());
+  CHECK(h.data<float>(o1) == std::vector<float>{31, 42});
+  // Two output channels into a channels-last out: weights (1, 10) and
+  // (1, -1) give pixel 0 = (31, -2), pixel 1 = (42, -2), interleaved.
+  auto w2 = h.tensor<float>(ScalarType::kFloat, {2, 2, 1, 1}, {1, 10, 1, -1});
+  auto o2 = h.out(ScalarType::kFloat, {1, 2, 1, 2}, false, {0, 2, 3, 1});
+  REQUIRE(conv2d(h, nhwc, w2, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, o2).ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{31, -2, 42, -2});
+  // float64 and int32 run the direct loop (window sums of 1..9 as above).
+  auto dx = h.tensor<double>(ScalarType::kDouble, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto dw = h.tensor<double>(ScalarType::kDouble, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto db = h.tensor<double>(ScalarType::kDouble, {1}, {0.5});
+  auto o3 = h.out(ScalarType::kDouble, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, dx, dw, db, {1, 1}, {0, 0}, {1, 1}, 1, o3).ok());
+  CHECK(h.data<double>(o3) == std::vector<double>{12.5, 16.5, 24.5, 28.5});
+  auto ix = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto iw = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto o4 = h.out(ScalarType::kInt, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, ix, iw, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, o4).ok());
+  CHECK(h.data<int32_t>(o4) == std::vector<int32_t>{12, 16, 24, 28});
+  // An empty batch gives an empty out.
+  auto ex = h.tensor<float>(ScalarType::kFloat, {0, 1, 3, 3}, {});
+  auto ones = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto o5 = h.out(ScalarType::kFloat, {2, 1, 2, 2}, true);
+  REQUIRE(conv2d(h, ex, ones, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, o5).ok());
+  CHECK(h.sizes(o5) == std::vector<int32_t>{0, 1, 2, 2});
+  // No input channels: the bias alone.
+  auto cx = h.tensor<float>(ScalarType::kFloat, {1, 0, 2, 2}, {});
+  auto cw = h.tensor<float>(ScalarType::kFloat, {1, 0, 1, 1}, {});
+  auto cb = h.tensor<float>(ScalarType::kFloat, {1}, {7});
+  auto o6 = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(conv2d(h, cx, cw, cb, {1, 1}, {0, 0}, {1, 1}, 1, o6).ok());
+  CHECK(h.data<float>(o6) == std::vector<float>{7, 7, 7, 7});
+}
+
+TEST_CASE("convolution.out matches the direct definition across parameters", "[kernels][linalg][conv]") {
+  //            n cin  h  w cout kh kw sh sw ph pw dh dw grp  bias   1-D    NHWC in/out
+  const ConvCase cases[] = {
+      {1, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
+      {2, 4, 9, 8, 6, 3, 2, 2, 1, 0, 1, 1, 2, 2, false, false, false, false},
+      {1, 6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 2, 2, 3, true, false, false, false},
+      {2, 8, 10, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8, true, false, false, false},   // depthwise
+      {1, 4, 9, 7, 8, 3, 3, 2, 1, 2, 1, 1, 1, 4, false, false, false, false},  // depthwise x2
+      {2, 5, 6, 6, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},   // 1x1
+      {1, 5, 6, 6, 7, 1, 1, 2, 2, 0, 0, 1, 1, 1, true, false, false, false},   // 1x1 strided
+      {1, 3, 11, 13, 17, 5, 5, 2, 3, 2, 1, 1, 1, 1, true, false, false, false},
+      {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, false},
+      {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
+      {2, 3, 7, 6, 4, 3, 3, 2, 1, 0, 1, 1, 2, 1, false, false, false, true},
+      {1, 6, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, true, false, true, true},      // depthwise NHWC
+      {1, 6, 8, 8, 12, 3, 3, 1, 1, 1, 1, 1, 1, 6, true, false, true, true},     // depthwise x2 NHWC
+      {1, 6, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, true, false, false, true},     // depthwise, NHWC out
+      {2, 5, 6, 6, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1, true, false, true, true},      // 1x1 NHWC
+      {2, 4, 1, 20, 6, 1, 5, 1, 3, 0, 2, 1, 2, 2, true, true, false, false},    // 1-D
+      {1, 3, 1, 9, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, false, true, false, false},    // 1-D 1x1
+      {1, 40, 12, 12, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false}, // > one GEMM tile
+      // im2col beyond its 4 Mi-float budget (144 x 32400), done in row chunks
+      {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
+  };
+  for (const auto& c : cases) run_case(c);
+}
+
+TEST_CASE("convolution.out errors name the problem", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 3, 3}, std::vector<float>(18, 1.0f));
+  auto w = h.tensor<float>(ScalarType::kFloat, {4, 2, 2, 2}, std::vector<float>(32, 1.0f));
+  auto out = h.out(ScalarType::kFloat, {1, 4, 2, 2});
+  const std::string op = "aten::convolution.out: ";
+  auto flat = h.tensor<float>(ScalarType::kFloat, {3, 3}, std::vector<float>(9, 1.0f));
+  CHECK(conv2d_error(h, flat, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "input must be 3-D (N, C, W) or 4-D (N, C, H, W), got [3, 3]");
+  auto w3 = h.tensor<float>(ScalarType::kFloat, {4, 2, 2}, std::vector<float>(16, 1.0f));
+  CHECK(conv2d_error(h, x, w3, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "weight [4, 2, 2] must have the rank of input [1, 2, 3, 3]");
+  CHECK(conv2d_error(h, x, w, h.none(), {0, 1}, {0, 0}, {1, 1}, 1, out) == op + "stride [0, 1] must be positive");
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {-1, 0}, {1, 1}, 1, out) == op + "padding [-1, 0] must be non-negative");
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 0}, 1, out) == op + "dilation [1, 0] must be positive");
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "stride must have 1 or 2 entries, got [1, 1, 1]");
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 0, out) == op + "groups must be positive, got 0");
+  CHECK(conv2d_error(h, x, w, h.none(), {int64_t(1) << 62, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "stride [4611686018427387904, 1] has an entry out of the int32 range");
+  auto w_empty = h.tensor<float>(ScalarType::kFloat, {4, 2, 0, 2}, {});
+  CHECK(conv2d_error(h, x, w_empty, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, out) == op + "weight [4, 2, 0, 2] has an empty kernel");
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 2, out) ==
+        op + "weight [4, 2, 2, 2] and groups 2 do not fit 2 input channels");
+  auto w_odd = h.tensor<float>(ScalarType::kFloat, {3, 1, 2, 2}, std::vector<float>(12, 1.0f));
+  CHECK(conv2d_error(h, x, w_odd, h.none(), {1, 1}, {0, 0}, {1, 1}, 2, out) ==
+        op + "weight [3, 1, 2, 2]: 3 output channels are not divisible by groups 2");
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {3, 3}, 1, out) ==
+        op + "kernel [2, 2] with dilation [3, 3] does not fit the padded input [3, 3]");
+  auto bias3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 2, 3});
+  CHECK(conv2d_error(h, x, w, bias3, {1, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "bias [3] must be 1-D of size 4 (one per output channel)");
+  auto wd = h.tensor<double>(ScalarType::kDouble, {4, 2, 2, 2}, std::vector<double>(32, 1.0));
+  CHECK(conv2d_error(h, x, wd, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, out) ==
+        op + "weight dtype DOUBLE does not match input dtype FLOAT");
+  auto bd = h.tensor<double>(ScalarType::kDouble, {4}, {1, 2, 3, 4});
+  CHECK(conv2d_error(h, x, w, bd, {1, 1}, {0, 0}, {1, 1}, 1, out) == op + "bias dtype DOUBLE does not match input dtype FLOAT");
+  auto iout = h.out(ScalarType::kInt, {1, 4, 2, 2});
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, iout) == op + "out dtype INT does not match input dtype FLOAT");
+  auto small = h.out(ScalarType::kFloat, {1, 4, 1, 1});
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, small) == op + "out: cannot resize a static tensor");
+  auto odd_order = h.out(ScalarType::kFloat, {1, 4, 2, 2}, false, {0, 1, 3, 2});
+  CHECK(conv2d_error(h, x, w, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, odd_order) ==
+        op + "out with dim order [0, 1, 3, 2] is not supported (contiguous or channels-last only)");
+  auto hx = h.tensor<uint16_t>(ScalarType::kHalf, {1, 1, 1, 1}, {0x3c00});
+  auto hout = h.out(ScalarType::kHalf, {1, 1, 1, 1});
+  CHECK(conv2d_error(h, hx, hx, h.none(), {1, 1}, {0, 0}, {1, 1}, 1, hout) == op + "unsupported dtype HALF");
+  // A 1-D convolution takes one-entry lists.
+  auto s = h.tensor<float>(ScalarType::kFloat, {1, 1, 4}, {1, 2, 3, 4});
+  auto k = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, 1});
+  auto o1 = h.out(ScalarType::kFloat, {1, 1, 3});
+  auto bad = h.call("aten::convolution.out", {s, k, h.none(), h.int_list({1, 1}), h.int_list({0}), h.int_list({1}),
+                                              h.boolean(false), h.int_list({0}), h.integer(1), o1, o1});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == op + "stride must have 1 entry for a 1-D convolution, got [1, 1]");
+  bad = h.call("aten::convolution.out", {s, k, h.none(), h.int_list({1}), h.int_list({-(int64_t(1) << 40)}),
+                                         h.int_list({1}), h.boolean(false), h.int_list({0}), h.integer(1), o1, o1});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == op + "padding [-1099511627776] has an entry out of the int32 range");
+}
+
+namespace {
+
+etkit::Status conv_transpose2d(KernelHarness& h, size_t in, size_t w, size_t bias, std::vector<int64_t> stride,
+                               std::vector<int64_t> padding, std::vector<int64_t> dilation,
+                               std::vector<int64_t> output_padding, int64_t groups, size_t out) {
+  return h.call("aten::convolution.out", {in, w, bias, h.int_list(stride), h.int_list(padding), h.int_list(dilation),
+                                          h.boolean(true), h.int_list(output_padding), h.integer(groups), out, out});
+}
+
+struct TransposedCase {
+  int n, cin, h, w, cout_g, kh, kw, sh, sw, ph, pw, dh, dw, oph, opw, groups;
+  bool bias, channels_last;
+};
+
+// The scatter definition: every input element adds input * weight to the
+// outputs its kernel taps land on.
+void run_transposed(const TransposedCase& c) {
+  INFO("n " << c.n << " cin " << c.cin << " h " << c.h << " w " << c.w << " cout/g " << c.cout_g << " k " << c.kh
+            << "x" << c.kw << " s " << c.sh << "," << c.sw << " p " << c.ph << "," << c.pw << " d " << c.dh << ","
+            << c.dw << " op " << c.oph << "," << c.opw << " groups " << c.groups << " NHWC " << c.channels_last);
+  const int cout = c.cout_g * c.groups, cin_g = c.cin / c.groups;
+  const int oh = (c.h - 1) * c.sh - 2 * c.ph + c.dh * (c.kh - 1) + c.oph + 1;
+  const int ow = (c.w - 1) * c.sw - 2 * c.pw + c.dw * (c.kw - 1) + c.opw + 1;
+  const auto x = random_floats(size_t(c.n * c.cin * c.h * c.w), 21);
+  const auto w = random_floats(size_t(c.cin * c.cout_g * c.kh * c.kw), 22);
+  const auto b = random_floats(size_t(cout), 23);
+  std::vector<double> ref(size_t(c.n * cout * oh * ow)), magnitude(ref.size());
+  for (int n = 0; n < c.n; ++n) {
+    for (int co = 0; co < cout; ++co) {
+      for (int i = 0; i < oh * ow; ++i) {
+        ref[size_t((n * cout + co) * oh * ow + i)] = c.bias ? b[size_t(co)] : 0.0;
+        magnitude[size_t((n * cout + co) * oh * ow + i)] = c.bias ? std::fabs(b[size_t(co)]) : 0.0;
+      }
+    }
+    for (int ci = 0; ci < c.cin; ++ci) {
+      const int grp = ci / cin_g;
+      for (int iy = 0; iy < c.h; ++iy) {
+        for (int ix = 0; ix < c.w; ++ix) {
+          for (int cg = 0; cg < c.cout_g; ++cg) {
+            for (int ky = 0; ky < c.kh; ++ky) {
+              for (int kx = 0; kx < c.kw; ++kx) {
+                const int oy = iy * c.sh - c.ph + ky * c.dh, ox = ix * c.sw - c.pw + kx * c.dw;
+                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                const double t = double(x[size_t(((n * c.cin + ci) * c.h + iy) * c.w + ix)]) *
+                                 double(w[size_t(((ci * c.cout_g + cg) * c.kh + ky) * c.kw + kx)]);
+                const size_t o = size_t(((n * cout + grp * c.cout_g + cg) * oh + oy) * ow + ox);
+                ref[o] += t;
+                magnitude[o] += std::fabs(t);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  KernelHarness h;
+  const std::vector<uint8_t> nhwc{0, 2, 3, 1};
+  const size_t in = c.channels_last
+                        ? h.tensor<float>(ScalarType::kFloat, {c.n, c.cin, c.h, c.w}, to_nhwc(x, c.n, c.cin, c.h, c.w), nhwc)
+                        : h.tensor<float>(ScalarType::kFloat, {c.n, c.cin, c.h, c.w}, x);
+  const size_t wt = h.tensor<float>(ScalarType::kFloat, {c.cin, c.cout_g, c.kh, c.kw}, w);
+  const size_t bias = c.bias ? h.tensor<float>(ScalarType::kFloat, {cout}, b) : h.none();
+  const size_t out = h.out(ScalarType::kFloat, {c.n, cout, oh, ow}, false, c.channels_last ? nhwc : std::vector<uint8_t>{});
+  auto s = conv_transpose2d(h, in, wt, bias, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, {c.oph, c.opw}, c.groups, out);
+  if (!s.ok()) FAIL(s.error().message);
+  auto got = h.data<float>(out);
+  if (c.channels_last) got = from_nhwc(got, c.n, cout, oh, ow);
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * magnitude[i] + 1e-7) ++bad;
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("convolution.out transposed: hand-worked cases", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  // 1-D, stride 2: [1, 2] with kernel [1, 1, 1] spreads 1 over outputs
+  // 0..2 and 2 over outputs 2..4: [1, 1, 3, 2, 2].
+  auto s = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, 2});
+  auto k = h.tensor<float>(ScalarType::kFloat, {1, 1, 3}, {1, 1, 1});
+  auto o1 = h.out(ScalarType::kFloat, {1, 1, 5});
+  REQUIRE(h.call("aten::convolution.out", {s, k, h.none(), h.int_list({2}), h.int_list({0}), h.int_list({1}),
+                                           h.boolean(true), h.int_list({0}), h.integer(1), o1, o1}).ok());
+  CHECK(h.data<float>(o1) == std::vector<float>{1, 1, 3, 2, 2});
+  // 2-D, stride 1: every input element adds itself to a 2x2 block of the
+  // 3x3 out; bias 1.
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto ones = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto bias = h.tensor<float>(ScalarType::kFloat, {1}, {1});
+  auto o2 = h.out(ScalarType::kFloat, {1, 1, 3, 3});
+  REQUIRE(conv_transpose2d(h, x, ones, bias, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, o2).ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{2, 4, 3, 5, 11, 7, 4, 8, 5});
+  // Padding 1 crops that 3x3 to its centre; output_padding 1 with stride 2
+  // adds a last row and column: stride 2 places the four 2x2 blocks apart
+  // in a 4x4 grid ([[1,1,2,2],[1,1,2,2],[3,3,4,4],[3,3,4,4]]), plus one
+  // zero row and column.
+  auto o3 = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  REQUIRE(conv_transpose2d(h, x, ones, h.none(), {1, 1}, {1, 1}, {1, 1}, {0, 0}, 1, o3).ok());
+  CHECK(h.data<float>(o3) == std::vector<float>{10});
+  auto o4 = h.out(ScalarType::kFloat, {1, 1, 5, 5});
+  REQUIRE(conv_transpose2d(h, x, ones, h.none(), {2, 2}, {0, 0}, {1, 1}, {1, 1}, 1, o4).ok());
+  CHECK(h.data<float>(o4) == std::vector<float>{1, 1, 2, 2, 0, 1, 1, 2, 2, 0, 3, 3, 4, 4, 0, 3, 3, 4, 4, 0, 0, 0, 0, 0, 0});
+  // float64 and int32 gather directly: the stride-1 case above.
+  auto dx = h.tensor<double>(ScalarType::kDouble, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto dw = h.tensor<double>(ScalarType::kDouble, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto o5 = h.out(ScalarType::kDouble, {1, 1, 3, 3});
+  REQUIRE(conv_transpose2d(h, dx, dw, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, o5).ok());
+  CHECK(h.data<double>(o5) == std::vector<double>{1, 3, 2, 4, 10, 6, 3, 7, 4});
+  // The same input stored with W outside H (dim order 0, 1, 3, 2): its
+  // pixels are not evenly spaced, so they are gathered first.
+  auto xt = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 3, 2, 4}, {0, 1, 3, 2});
+  auto o7 = h.out(ScalarType::kFloat, {1, 1, 3, 3});
+  REQUIRE(conv_transpose2d(h, xt, ones, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, o7).ok());
+  CHECK(h.data<float>(o7) == std::vector<float>{1, 3, 2, 4, 10, 6, 3, 7, 4});
+  auto ix = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto iw = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto o6 = h.out(ScalarType::kInt, {1, 1, 5, 5});
+  REQUIRE(conv_transpose2d(h, ix, iw, h.none(), {2, 2}, {0, 0}, {1, 1}, {1, 1}, 1, o6).ok());
+  CHECK(h.data<int32_t>(o6) == std::vector<int32_t>{1, 1, 2, 2, 0, 1, 1, 2, 2, 0, 3, 3, 4, 4, 0, 3, 3, 4, 4, 0, 0, 0, 0, 0, 0});
+}
+
+TEST_CASE("convolution.out transposed matches the scatter definition", "[kernels][linalg][conv]") {
+  //                  n cin h  w  cout/g kh kw sh sw ph pw dh dw oph opw grp bias  NHWC
+  const TransposedCase cases[] = {
+      {1, 3, 4, 5, 2, 3, 3, 1, 1, 0, 0, 1, 1, 0, 0, 1, true, false},
+      {2, 4, 5, 4, 3, 3, 2, 2, 2, 1, 0, 1, 1, 1, 1, 2, true, false},
+      {1, 6, 3, 3, 1, 3, 3, 2, 1, 1, 1, 2, 1, 1, 0, 6, false, false},  // depthwise, dilated
+      {2, 4, 5, 4, 3, 4, 4, 2, 2, 1, 1, 1, 1, 0, 0, 2, true, true},
+      {1, 8, 6, 6, 5, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, false, true},
+      {1, 20, 7, 7, 30, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, false},
+      {1, 4, 100, 90, 8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 2, false, true},
+      // columns beyond the 4 Mi-float budget (144 x 32400): input row chunks
+      {1, 2, 180, 180, 16, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, true, false},
+  };
+  for (const auto& c : cases) run_transposed(c);
+}
+
+TEST_CASE("convolution.out transposed errors", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  const std::string op = "aten::convolution.out: ";
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 2, 2}, std::vector<float>(8, 1.0f));
+  auto w = h.tensor<float>(ScalarType::kFloat, {3, 1, 2, 2}, std::vector<float>(12, 1.0f));
+  auto out = h.out(ScalarType::kFloat, {1, 1, 3, 3});
+  auto fail = [&](size_t in, size_t wt, std::vector<int64_t> stride, std::vector<int64_t> padding,
+                  std::vector<int64_t> output_padding) {
+    auto s = conv_transpose2d(h, in, wt, h.none(), stride, padding, {1, 1}, output_padding, 1, out);
+    REQUIRE_FALSE(s.ok());
+    return s.error().message;
+  };
+  CHECK(fail(x, w, {1, 1}, {0, 0}, {0, 0}) ==
+        op + "weight [3, 1, 2, 2] and groups 1 do not fit 2 input channels of a transposed convolution");
+  auto w2 = h.tensor<float>(ScalarType::kFloat, {2, 1, 2, 2}, std::vector<float>(8, 1.0f));
+  CHECK(fail(x, w2, {1, 1}, {0, 0}, {1, 0}) ==
+        op + "output_padding [1, 0] must be non-negative and smaller than stride [1, 1] or dilation [1, 1]");
+  CHECK(fail(x, w2, {2, 2}, {0, 0}, {0, 0, 0}) == op + "output_padding must have 1 or 2 entries, got [0, 0, 0]");
+  CHECK(fail(x, w2, {1, 1}, {2, 2}, {0, 0}) ==
+        op + "transposed convolution of input [1, 2, 2, 2] gives an empty output [-1, -1]");
+  auto small = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  auto s = conv_transpose2d(h, x, w2, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, small);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "out: cannot resize a static tensor");
+  // Three input channels cannot split into two groups.
+  auto x3 = h.tensor<float>(ScalarType::kFloat, {1, 3, 2, 2}, std::vector<float>(12, 1.0f));
+  s = conv_transpose2d(h, x3, w, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 2, out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "weight [3, 1, 2, 2] and groups 2 do not fit 3 input channels of a transposed convolution");
+  // The bias has one entry per output channel (groups * weight.size(1)).
+  auto bias2 = h.tensor<float>(ScalarType::kFloat, {2}, {1, 2});
+  s = conv_transpose2d(h, x, w2, bias2, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "bias [2] must be 1-D of size 1 (one per output channel)");
+  // 1-D: output_padding takes one entry.
+  auto s1 = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, 2});
+  auto k1 = h.tensor<float>(ScalarType::kFloat, {1, 1, 3}, {1, 1, 1});
+  auto o1 = h.out(ScalarType::kFloat, {1, 1, 5});
+  s = h.call("aten::convolution.out", {s1, k1, h.none(), h.int_list({2}), h.int_list({0}), h.int_list({1}),
+                                       h.boolean(true), h.int_list({1, 1}), h.integer(1), o1, o1});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "output_padding must have 1 entry for a 1-D convolution, got [1, 1]");
+}
+
+TEST_CASE("convolution.out transposed: empty batch, groups on a 1-D signal", "[kernels][linalg][conv]") {
+  KernelHarness h;
+  auto e = h.tensor<float>(ScalarType::kFloat, {0, 2, 3, 3}, {});
+  auto w = h.tensor<float>(ScalarType::kFloat, {2, 1, 2, 2}, std::vector<float>(8, 1.0f));
+  auto oe = h.out(ScalarType::kFloat, {1, 1, 4, 4}, true);
+  REQUIRE(conv_transpose2d(h, e, w, h.none(), {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, oe).ok());
+  CHECK(h.sizes(oe) == std::vector<int32_t>{0, 1, 4, 4});
+  // Two groups on a 1-D signal: channel 0 [1, 2] spreads with kernel [1, 1]
+  // into output channel 0 ([1, 3, 2]); channel 1 [3, 4] with [1, -1] into
+  // output channel 1 ([3, 1, -4]); bias (0, 10).
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 2}, {1, 2, 3, 4});
+  auto k = h.tensor<float>(ScalarType::kFloat, {2, 1, 2}, {1, 1, 1, -1});
+  auto b = h.tensor<float>(ScalarType::kFloat, {2}, {0, 10});
+  auto o = h.out(ScalarType::kFloat, {1, 2, 3});
+  REQUIRE(h.call("aten::convolution.out", {x, k, b, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.boolean(true),
+                                           h.int_list({0}), h.integer(2), o, o}).ok());
+  CHECK(h.data<float>(o) == std::vector<float>{1, 3, 2, 13, 11, 6});
+}

@@ -1,0 +1,294 @@
+// aten::max_pool2d_with_indices.out, aten::avg_pool2d.out and
+// aten::_adaptive_avg_pool2d.out on tiny literal images, results by hand.
+#include <cmath>
+#include <limits>
+
+#include "tests/support/kernel_harness.h"
+
+using etkit::ScalarType;
+using etkit::test::KernelHarness;
+
+namespace {
+
+std::vector<float> iota(int n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[size_t(i)] = float(i);
+  return v;
+}
+
+etkit::Status max_pool(KernelHarness& h, size_t in, std::vector<int64_t> k, std::vector<int64_t> s,
+                       std::vector<int64_t> p, std::vector<int64_t> d, bool ceil, size_t out, size_t indices) {
+  return h.call("aten::max_pool2d_with_indices.out", {in, h.int_list(k), h.int_list(s), h.int_list(p), h.int_list(d),
+                                                      h.boolean(ceil), out, indices, h.tensor_list({out, indices})});
+}
+
+etkit::Status avg_pool(KernelHarness& h, size_t in, std::vector<int64_t> k, std::vector<int64_t> s,
+                       std::vector<int64_t> p, bool ceil, bool include_pad, size_t divisor, size_t out) {
+  return h.call("aten::avg_pool2d.out", {in, h.int_list(k), h.int_list(s), h.int_list(p), h.boolean(ceil),
+                                         h.boolean(include_pad), divisor, out, out});
+}
+
+}  // namespace
+
+TEST_CASE("max_pool2d_with_indices: values and flat indices per plane", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  // 4x4 image 0..15, 2x2 windows with stride 2: maxima 5, 7, 13, 15, whose
+  // flat positions in the plane are the same numbers.
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 4, 4}, iota(16));
+  auto out = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  auto idx = h.out(ScalarType::kLong, {1, 1, 2, 2});
+  REQUIRE(max_pool(h, x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out, idx).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{5, 7, 13, 15});
+  CHECK(h.data<int64_t>(idx) == std::vector<int64_t>{5, 7, 13, 15});
+  // Dilation 2: the window at (0, 0) reads 0, 2, 8, 10 -> 10, and so on.
+  auto od = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  auto id = h.out(ScalarType::kLong, {1, 1, 2, 2});
+  REQUIRE(max_pool(h, x, {2, 2}, {1, 1}, {0, 0}, {2, 2}, false, od, id).ok());
+  CHECK(h.data<float>(od) == std::vector<float>{10, 11, 14, 15});
+  CHECK(h.data<int64_t>(id) == std::vector<int64_t>{10, 11, 14, 15});
+  // Batch 2 x channels 2 of 2x2 planes: indices restart in every plane.
+  auto b = h.tensor<float>(ScalarType::kFloat, {2, 2, 2, 2}, {4, 1, 2, 3, 1, 9, 2, 3, 0, 0, 7, 0, 1, 2, 3, 8});
+  auto ob = h.out(ScalarType::kFloat, {2, 2, 1, 1});
+  auto ib = h.out(ScalarType::kLong, {2, 2, 1, 1});
+  REQUIRE(max_pool(h, b, {2, 2}, {}, {0, 0}, {1, 1}, false, ob, ib).ok());  // stride [] = kernel
+  CHECK(h.data<float>(ob) == std::vector<float>{4, 9, 7, 8});
+  CHECK(h.data<int64_t>(ib) == std::vector<int64_t>{0, 1, 2, 3});
+  // A 3-D [C, H, W] input, int32.
+  auto c = h.tensor<int32_t>(ScalarType::kInt, {1, 2, 2}, {-3, -1, -4, -2});
+  auto oc = h.out(ScalarType::kInt, {1, 1, 1});
+  auto ic = h.out(ScalarType::kLong, {1, 1, 1});
+  REQUIRE(max_pool(h, c, {2}, {2}, {0}, {1}, false, oc, ic).ok());
+  CHECK(h.data<int32_t>(oc) == std::vector<int32_t>{-1});
+  CHECK(h.data<int64_t>(ic) == std::vector<int64_t>{1});
+}
+
+TEST_CASE("max_pool2d_with_indices: padding is -inf, ceil_mode, NaN", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  // All-negative 2x2 image, 2x2 windows, stride 1, padding 1: 3x3 outputs,
+  // each the max of the image elements it covers (padding never wins).
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {-5, -6, -7, -8});
+  auto out = h.out(ScalarType::kFloat, {1, 1, 3, 3});
+  auto idx = h.out(ScalarType::kLong, {1, 1, 3, 3});
+  REQUIRE(max_pool(h, x, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, out, idx).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{-5, -5, -6, -5, -5, -6, -7, -7, -8});
+  CHECK(h.data<int64_t>(idx) == std::vector<int64_t>{0, 0, 1, 0, 0, 1, 2, 2, 3});
+  // 3x3 image 0..8, 2x2 windows, stride 2: floor mode gives 1x1, ceil mode
+  // 2x2 with the last windows clipped: {0,1,3,4} -> 4, {2,5} -> 5,
+  // {6,7} -> 7, {8} -> 8.
+  auto x3 = h.tensor<float>(ScalarType::kFloat, {1, 1, 3, 3}, iota(9));
+  auto of = h.out(ScalarType::kFloat, {1, 1, 2, 2}, true);
+  auto iff = h.out(ScalarType::kLong, {1, 1, 2, 2}, true);
+  REQUIRE(max_pool(h, x3, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, of, iff).ok());
+  CHECK(h.sizes(of) == std::vector<int32_t>{1, 1, 1, 1});
+  CHECK(h.data<float>(of) == std::vector<float>{4});
+  auto oc = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  auto ic = h.out(ScalarType::kLong, {1, 1, 2, 2});
+  REQUIRE(max_pool(h, x3, {2, 2}, {2, 2}, {0, 0}, {1, 1}, true, oc, ic).ok());
+  CHECK(h.data<float>(oc) == std::vector<float>{4, 5, 7, 8});
+  CHECK(h.data<int64_t>(ic) == std::vector<int64_t>{4, 5, 7, 8});
+  // ceil_mode drops a last window that would start in the right padding:
+  // 5 wide, kernel 2, stride 2, padding 1 gives 3 columns, not 4.
+  auto x5 = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 5}, {1, 2, 3, 4, 5});
+  auto o5 = h.out(ScalarType::kFloat, {1, 1, 1, 3});
+  auto i5 = h.out(ScalarType::kLong, {1, 1, 1, 3});
+  REQUIRE(max_pool(h, x5, {1, 2}, {1, 2}, {0, 1}, {1, 1}, true, o5, i5).ok());
+  CHECK(h.data<float>(o5) == std::vector<float>{1, 3, 5});
+  CHECK(h.data<int64_t>(i5) == std::vector<int64_t>{0, 2, 4});
+  // NaN wins (and propagates), as in PyTorch.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto xn = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, nan, 3, 2});
+  auto on = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  auto in = h.out(ScalarType::kLong, {1, 1, 1, 1});
+  REQUIRE(max_pool(h, xn, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, on, in).ok());
+  CHECK(std::isnan(h.data<float>(on)[0]));
+  CHECK(h.data<int64_t>(in) == std::vector<int64_t>{1});
+}
+
+TEST_CASE("max_pool2d_with_indices: channels-last, double, empty batch", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  // Channels c0 = 0..15 and c1 = 15..0 as a 4x4 image each, stored NHWC.
+  std::vector<float> nhwc;
+  for (int i = 0; i < 16; ++i) {
+    nhwc.push_back(float(i));
+    nhwc.push_back(float(15 - i));
+  }
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 4, 4}, nhwc, {0, 2, 3, 1});
+  auto out = h.out(ScalarType::kFloat, {1, 2, 2, 2});
+  auto idx = h.out(ScalarType::kLong, {1, 2, 2, 2});
+  REQUIRE(max_pool(h, x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out, idx).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{5, 7, 13, 15, 15, 13, 7, 5});
+  CHECK(h.data<int64_t>(idx) == std::vector<int64_t>{5, 7, 13, 15, 0, 2, 8, 10});
+  // Channels-last out and indices get the same values interleaved.
+  auto out_cl = h.out(ScalarType::kFloat, {1, 2, 2, 2}, false, {0, 2, 3, 1});
+  auto idx_cl = h.out(ScalarType::kLong, {1, 2, 2, 2}, false, {0, 2, 3, 1});
+  REQUIRE(max_pool(h, x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out_cl, idx_cl).ok());
+  CHECK(h.data<float>(out_cl) == std::vector<float>{5, 15, 7, 13, 13, 7, 15, 5});
+  CHECK(h.data<int64_t>(idx_cl) == std::vector<int64_t>{5, 0, 7, 2, 13, 8, 15, 10});
+  auto d = h.tensor<double>(ScalarType::kDouble, {1, 1, 1, 2}, {0.25, -0.5});
+  auto od = h.out(ScalarType::kDouble, {1, 1, 1, 1});
+  auto id = h.out(ScalarType::kLong, {1, 1, 1, 1});
+  REQUIRE(max_pool(h, d, {1, 2}, {1, 2}, {0, 0}, {1, 1}, false, od, id).ok());
+  CHECK(h.data<double>(od) == std::vector<double>{0.25});
+  auto e = h.tensor<float>(ScalarType::kFloat, {0, 3, 4, 4}, {});
+  auto oe = h.out(ScalarType::kFloat, {1, 3, 2, 2}, true);
+  auto ie = h.out(ScalarType::kLong, {1, 3, 2, 2}, true);
+  REQUIRE(max_pool(h, e, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, oe, ie).ok());
+  CHECK(h.sizes(oe) == std::vector<int32_t>{0, 3, 2, 2});
+  CHECK(h.sizes(ie) == std::vector<int32_t>{0, 3, 2, 2});
+}
+
+TEST_CASE("max_pool2d_with_indices errors", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto out = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  auto idx = h.out(ScalarType::kLong, {1, 1, 1, 1});
+  const std::string op = "aten::max_pool2d_with_indices.out: ";
+  auto fail = [&](size_t in, std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                  std::vector<int64_t> d, size_t o, size_t i) {
+    auto st = max_pool(h, in, k, s, p, d, false, o, i);
+    REQUIRE_FALSE(st.ok());
+    return st.error().message;
+  };
+  auto flat = h.tensor<float>(ScalarType::kFloat, {2, 2}, {1, 2, 3, 4});
+  CHECK(fail(flat, {2, 2}, {2, 2}, {0, 0}, {1, 1}, out, idx) ==
+        op + "input must be 3-D (C, H, W) or 4-D (N, C, H, W), got [2, 2]");
+  CHECK(fail(x, {0, 2}, {2, 2}, {0, 0}, {1, 1}, out, idx) == op + "kernel_size [0, 2] must be positive");
+  CHECK(fail(x, {2, 2, 2}, {2, 2}, {0, 0}, {1, 1}, out, idx) == op + "kernel_size must have 1 or 2 entries, got [2, 2, 2]");
+  CHECK(fail(x, {2, 2}, {-1, 2}, {0, 0}, {1, 1}, out, idx) == op + "stride [-1, 2] must be positive");
+  CHECK(fail(x, {2, 2}, {2, 2}, {0, 0}, {0, 1}, out, idx) == op + "dilation [0, 1] must be positive");
+  CHECK(fail(x, {3, 3}, {1, 1}, {2, 2}, {1, 1}, out, idx) ==
+        op + "padding [2, 2] must be non-negative and at most half of kernel_size [3, 3]");
+  CHECK(fail(x, {3, 3}, {1, 1}, {0, 0}, {1, 1}, out, idx) ==
+        op + "kernel [3, 3] with dilation [1, 1] does not fit the padded input [2, 2]");
+  auto iidx = h.out(ScalarType::kInt, {1, 1, 1, 1});
+  CHECK(fail(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, out, iidx) == op + "indices must be LONG, not INT");
+  auto dout = h.out(ScalarType::kDouble, {1, 1, 1, 1});
+  CHECK(fail(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, dout, idx) == op + "out dtype DOUBLE does not match input dtype FLOAT");
+  auto small_idx = h.out(ScalarType::kLong, {1, 1, 2, 2});
+  CHECK(fail(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, out, small_idx) == op + "indices: cannot resize a static tensor");
+  auto bools = h.tensor<bool>(ScalarType::kBool, {1, 1, 1, 1}, {true});
+  auto bout = h.out(ScalarType::kBool, {1, 1, 1, 1});
+  CHECK(fail(bools, {1, 1}, {1, 1}, {0, 0}, {1, 1}, bout, idx) == op + "unsupported dtype BOOL");
+  // Only the batch may be empty (a window over no pixels has no maximum).
+  auto no_width = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 0}, {});
+  CHECK(fail(no_width, {1, 1}, {1, 1}, {0, 0}, {1, 1}, out, idx) ==
+        op + "input [1, 1, 2, 0] must have non-zero size in its non-batch dimensions");
+  auto no_channels = h.tensor<float>(ScalarType::kFloat, {0, 2, 2}, {});
+  CHECK(fail(no_channels, {1, 1}, {1, 1}, {0, 0}, {1, 1}, out, idx) ==
+        op + "input [0, 2, 2] must have non-zero size in its non-batch dimensions");
+  // Window parameters beyond int32 are refused before any size arithmetic.
+  CHECK(fail(x, {2, 2}, {2, 2}, {0, 0}, {1, int64_t(1) << 40}, out, idx) ==
+        op + "dilation [1, 1099511627776] has an entry out of the int32 range");
+}
+
+TEST_CASE("avg_pool2d: count_include_pad, divisor_override, ceil_mode", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 2, 3, 4});
+  // 3x3 windows, stride 2, padding 1, ceil_mode: 2x2 outputs. Window rows
+  // [-1, 2) and [1, 3) (clipped to the padded 4 rows), likewise columns, so
+  // the padded window sizes are 9, 6, 6, 4 and they hold the input elements
+  // {1,2,3,4}, {2,4}, {3,4}, {4}.
+  auto inc = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(avg_pool(h, x, {3, 3}, {2, 2}, {1, 1}, true, true, h.none(), inc).ok());
+  const auto got = h.data<float>(inc);
+  CHECK(got[0] == Approx(10.0 / 9));
+  CHECK(got[1] == Approx(1.0));
+  CHECK(got[2] == Approx(7.0 / 6));
+  CHECK(got[3] == Approx(1.0));
+  auto exc = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(avg_pool(h, x, {3, 3}, {2, 2}, {1, 1}, true, false, h.none(), exc).ok());
+  CHECK(h.data<float>(exc) == std::vector<float>{2.5f, 3, 3.5f, 4});
+  auto div = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(avg_pool(h, x, {3, 3}, {2, 2}, {1, 1}, true, true, h.integer(2), div).ok());
+  CHECK(h.data<float>(div) == std::vector<float>{5, 3, 3.5f, 2});
+  // Floor mode: one 3x3 window at (-1, -1) only.
+  auto fl = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  REQUIRE(avg_pool(h, x, {3, 3}, {2, 2}, {1, 1}, false, false, h.none(), fl).ok());
+  CHECK(h.data<float>(fl) == std::vector<float>{2.5f});
+  // Plain 2x2 average of 0..15 with the default stride (the kernel).
+  auto y = h.tensor<float>(ScalarType::kFloat, {1, 4, 4}, iota(16));
+  auto oy = h.out(ScalarType::kFloat, {1, 2, 2});
+  REQUIRE(avg_pool(h, y, {2}, {}, {0}, false, true, h.none(), oy).ok());
+  CHECK(h.data<float>(oy) == std::vector<float>{2.5f, 4.5f, 10.5f, 12.5f});
+}
+
+TEST_CASE("avg_pool2d: channels-last, integer and double dtypes, errors", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  // c0 = [[1, 2], [3, 4]], c1 = [[10, 20], [30, 40]] stored NHWC.
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 2, 2}, {1, 10, 2, 20, 3, 30, 4, 40}, {0, 2, 3, 1});
+  auto out = h.out(ScalarType::kFloat, {1, 2, 1, 2});
+  REQUIRE(avg_pool(h, x, {2, 1}, {2, 1}, {0, 0}, false, true, h.none(), out).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{2, 3, 20, 30});
+  auto out_cl = h.out(ScalarType::kFloat, {1, 2, 1, 2}, false, {0, 2, 3, 1});
+  REQUIRE(avg_pool(h, x, {2, 1}, {2, 1}, {0, 0}, false, true, h.none(), out_cl).ok());
+  CHECK(h.data<float>(out_cl) == std::vector<float>{2, 20, 3, 30});
+  // int64 means truncate: (1 + 2) / 2 = 1, (-1 + -2) / 2 = -1.
+  auto l = h.tensor<int64_t>(ScalarType::kLong, {1, 1, 2, 2}, {1, 2, -1, -2});
+  auto lo = h.out(ScalarType::kLong, {1, 1, 2, 1});
+  REQUIRE(avg_pool(h, l, {1, 2}, {1, 2}, {0, 0}, false, true, h.none(), lo).ok());
+  CHECK(h.data<int64_t>(lo) == std::vector<int64_t>{1, -1});
+  auto d = h.tensor<double>(ScalarType::kDouble, {1, 1, 1, 2}, {0.5, 0.25});
+  auto od = h.out(ScalarType::kDouble, {1, 1, 1, 1});
+  REQUIRE(avg_pool(h, d, {1, 2}, {1, 2}, {0, 0}, false, true, h.none(), od).ok());
+  CHECK(h.data<double>(od) == std::vector<double>{0.375});
+
+  const std::string op = "aten::avg_pool2d.out: ";
+  auto s = avg_pool(h, x, {2, 2}, {2, 2}, {0, 0}, false, true, h.integer(0), out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "divisor_override must not be 0");
+  s = avg_pool(h, x, {2, 2}, {2, 2}, {2, 0}, false, true, h.none(), out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "padding [2, 0] must be non-negative and at most half of kernel_size [2, 2]");
+  auto lout = h.out(ScalarType::kLong, {1, 2, 1, 1});
+  s = avg_pool(h, x, {2, 2}, {2, 2}, {0, 0}, false, true, h.none(), lout);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "out dtype LONG does not match input dtype FLOAT");
+  auto b = h.tensor<bool>(ScalarType::kBool, {1, 1, 1, 1}, {true});
+  auto bout = h.out(ScalarType::kBool, {1, 1, 1, 1});
+  s = avg_pool(h, b, {1, 1}, {1, 1}, {0, 0}, false, true, h.none(), bout);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "unsupported dtype BOOL");
+  auto r5 = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1, 1}, {1});
+  s = avg_pool(h, r5, {1, 1}, {1, 1}, {0, 0}, false, true, h.none(), out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == op + "input must be 3-D (C, H, W) or 4-D (N, C, H, W), got [1, 1, 1, 1, 1]");
+}
+
+TEST_CASE("_adaptive_avg_pool2d: overlapping bins, global pooling, errors", "[kernels][linalg][pool]") {
+  KernelHarness h;
+  // 3x3 image 1..9 to 2x2: bins rows/cols [0, 2) and [1, 3) overlap.
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto out = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  REQUIRE(h.call("aten::_adaptive_avg_pool2d.out", {x, h.int_list({2, 2}), out, out}).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{3, 4, 6, 7});
+  // 5 rows to 3: bins [0, 2), [1, 4), [3, 5) of 1..5.
+  auto col = h.tensor<double>(ScalarType::kDouble, {1, 5, 1}, {1, 2, 3, 4, 5});
+  auto oc = h.out(ScalarType::kDouble, {1, 3, 1});
+  REQUIRE(h.call("aten::_adaptive_avg_pool2d.out", {col, h.int_list({3, 1}), oc, oc}).ok());
+  CHECK(h.data<double>(oc) == std::vector<double>{1.5, 3, 4.5});
+  // Global average of channels-last data: c0 = 1..4 -> 2.5, c1 = 10..40 -> 25.
+  auto cl = h.tensor<float>(ScalarType::kFloat, {1, 2, 2, 2}, {1, 10, 2, 20, 3, 30, 4, 40}, {0, 2, 3, 1});
+  auto og = h.out(ScalarType::kFloat, {1, 2, 1, 1});
+  REQUIRE(h.call("aten::_adaptive_avg_pool2d.out", {cl, h.int_list({1, 1}), og, og}).ok());
+  CHECK(h.data<float>(og) == std::vector<float>{2.5f, 25});
+  // An empty batch.
+  auto e = h.tensor<float>(ScalarType::kFloat, {0, 2, 3, 3}, {});
+  auto oe = h.out(ScalarType::kFloat, {1, 2, 1, 1}, true);
+  REQUIRE(h.call("aten::_adaptive_avg_pool2d.out", {e, h.int_list({1, 1}), oe, oe}).ok());
+  CHECK(h.sizes(oe) == std::vector<int32_t>{0, 2, 1, 1});
+
+  const std::string op = "aten::_adaptive_avg_pool2d.out: ";
+  auto fail = [&](size_t in, std::vector<int64_t> size, size_t o) {
+    auto s = h.call("aten::_adaptive_avg_pool2d.out", {in, h.int_list(size), o, o});
+    REQUIRE_FALSE(s.ok());
+    return s.error().message;
+  };
+  CHECK(fail(x, {2}, out) == op + "output_size must be two non-negative sizes, got [2]");
+  auto zero_h = h.tensor<float>(ScalarType::kFloat, {1, 1, 0, 2}, {});
+  CHECK(fail(zero_h, {1, 1}, out) == op + "input [1, 1, 0, 2] must have non-zero size in its non-batch dimensions");
+  auto ints = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 1, 1}, {1});
+  auto iout = h.out(ScalarType::kInt, {1, 1, 1, 1});
+  CHECK(fail(ints, {1, 1}, iout) == op + "unsupported dtype INT");
+  auto dout = h.out(ScalarType::kDouble, {1, 1, 2, 2});
+  CHECK(fail(x, {2, 2}, dout) == op + "out dtype DOUBLE does not match input dtype FLOAT");
+}

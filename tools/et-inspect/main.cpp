@@ -1,0 +1,205 @@
+// et-inspect: the Python Inspector's per-event table (print_data_tabular) for
+// an ETDump, plus sorting, filtering, an op-type summary and other formats.
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "libcore/inspect/event_blocks.h"
+#include "libcore/inspect/link.h"
+#include "libcore/inspect/py_format.h"
+#include "libcore/inspect/report.h"
+#include "libcore/render/chrome_trace.h"
+#include "libcore/render/inspect_report.h"
+#include "libcore/render/inspect_trace.h"
+#include "libcore/support/file.h"
+#include "runner/program_file.h"
+#include "tools/common/tool_main.h"
+
+using namespace etkit;
+
+namespace {
+
+constexpr const char* kTool = "et-inspect";
+
+struct Options {
+  std::string input;
+  std::string output = "-";
+  std::string format = "table";
+  std::string source_time_scale = "ns";
+  std::string target_time_scale = "ms";
+  std::string sort;
+  std::optional<size_t> top;
+  std::string filter;
+  std::string block;
+  std::string group_by;
+  size_t exclude_warmup = 0;
+  std::string debug_buffer;
+  std::string etrecord;
+  bool source_columns = false;
+  std::vector<std::string> columns;
+  size_t max_values = 4;
+  std::string find_total_for_module;
+  std::string html;
+  std::string program;
+};
+
+// The self-contained HTML report; the graph needs the program.
+Status write_html(const Options& o, const inspect::Inspection& inspection, const std::string& etdump_path,
+                  const std::shared_ptr<const InputFile>& debug_buffer) {
+  render::ReportSources sources;
+  sources.title = "et-inspect report: " + etdump_path;
+  sources.files = {{"ETDump", etdump_path}};
+  if (debug_buffer) {
+    sources.files.push_back({"debug buffer", debug_buffer->path()});
+    sources.debug_buffer = debug_buffer->bytes();
+  }
+  std::optional<rt::ProgramFile> program;
+  if (!o.program.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(program, rt::open_program_file(o.program));
+    sources.plan = render::default_method(program->program);
+    if (!sources.plan) return bad_input("the program has no methods").at_file(program->file->path());
+    sources.files.push_back({"program", program->file->path() + " (method " + sources.plan->name + ")"});
+  }
+  const std::string html = render::render_html_report(render::report_from_inspection(inspection, sources));
+  return write_file(o.html, ByteSpan(reinterpret_cast<const uint8_t*>(html.data()), html.size()));
+}
+
+// Problems with logged tensors belong to the debug buffer file.
+Error in_file(Error error, const std::shared_ptr<const InputFile>& input,
+              const std::shared_ptr<const InputFile>& debug_buffer) {
+  const bool in_buffer = debug_buffer && error.message.rfind("debug buffer", 0) == 0;
+  return std::move(error).at_file(in_buffer ? debug_buffer->path() : input->path());
+}
+
+Status check_has_events(const inspect::Inspection& inspection, const std::string& path) {
+  size_t events = 0;
+  for (const inspect::EventBlock& block : inspection.blocks) {
+    if (block.events.empty()) {
+      tools::print_warning(kTool, path + ": block '" + block.name +
+                                      "' has no events and is left out (the Python Inspector fails on it)");
+    }
+    events += block.events.size();
+  }
+  if (events == 0) return Error{ErrorKind::kBadInput, path, {}, "no events to inspect (every block is empty or has no events vector)"};
+  return {};
+}
+
+Result<int> run(const Options& o) {
+  inspect::BuildOptions build;
+  build.source_time_scale = *inspect::parse_time_scale(o.source_time_scale);
+  build.target_time_scale = *inspect::parse_time_scale(o.target_time_scale);
+  ETKIT_TRY(inspect::time_scale_factor(build.source_time_scale, build.target_time_scale));
+  // As the Python Inspector, the ETRecord is read before the ETDump.
+  std::optional<inspect::RecordLinks> links;
+  if (!o.etrecord.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(links, inspect::load_record_links(o.etrecord));
+  }
+  // One pass front to back over the dump: let the kernel read ahead.
+  ETKIT_ASSIGN_OR_RETURN(auto input, InputFile::open(o.input, InputFile::Access::kSequential));
+  std::shared_ptr<const InputFile> debug_buffer;
+  if (!o.debug_buffer.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(debug_buffer, InputFile::open(o.debug_buffer));
+    build.debug_buffer = debug_buffer->bytes();
+  }
+  auto built = inspect::build_event_blocks(input->bytes(), build);
+  if (!built) return in_file(std::move(built).error(), input, debug_buffer);
+  inspect::Inspection inspection = std::move(built).value();
+  // The model holds copies: unmapping the dump keeps peak memory at the
+  // larger of reading and rendering, not their sum.
+  const std::string path = input->path();
+  input.reset();
+  inspect::exclude_warmup(inspection, o.exclude_warmup);
+  for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, path + ": " + warning);
+  if (links) {
+    const size_t before = inspection.warnings.size();
+    inspect::link_events(inspection, *links);
+    for (size_t i = before; i < inspection.warnings.size(); ++i) {
+      tools::print_warning(kTool, o.etrecord + ": " + inspection.warnings[i]);
+    }
+  }
+
+  ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
+  if (!o.find_total_for_module.empty()) {
+    if (!links) tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
+    const std::string total = inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
+    ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(total.data()), total.size())));
+    ETKIT_TRY(out->commit());
+    return tools::kExitOk;
+  }
+
+  ETKIT_TRY(check_has_events(inspection, path));
+  if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
+  if (o.format == "chrome-trace") {
+    ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
+    ETKIT_TRY(render::write_chrome_trace(trace, out->stream()));
+    ETKIT_TRY(out->commit());
+    return tools::kExitOk;
+  }
+  inspect::ReportOptions report;
+  report.format = *inspect::parse_output_format(o.format);
+  report.view = o.group_by.empty() ? inspect::View::kEvents : inspect::View::kOpTypes;
+  if (!o.filter.empty()) report.filter = o.filter;
+  if (!o.block.empty()) report.block = o.block;
+  if (!o.sort.empty()) report.sort = o.sort;
+  report.top = o.top;
+  if (debug_buffer) report.debug_buffer = debug_buffer->bytes();
+  report.max_values = o.max_values;
+  report.source_columns = o.source_columns;
+  report.columns = o.columns;
+  ETKIT_TRY(inspect::write_report(inspection, report, out->stream()));
+  ETKIT_TRY(out->commit());
+  return tools::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{
+      "Prints the Python Inspector's table (print_data_tabular) for an ETDump: one row per\n"
+      "operator, delegate event and framework event, with p10/p50/p90/avg/min/max over the\n"
+      "folded runs. Options sort, filter and summarise it, or write CSV, TSV, JSON, Markdown.",
+      kTool};
+  const std::vector<std::string> scales = {"ns", "us", "ms", "s", "cycles"};
+  app.add_option("FILE,--etdump", o.input, "ETDump (.etdp); - reads standard input")->required();
+  app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
+      ->capture_default_str();
+  app.add_option("--format", o.format,
+                 "table (print_data_tabular), csv, tsv (save_data_to_tsv), json, jsonl, markdown, chrome-trace "
+                 "(Perfetto / chrome://tracing JSON)")
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown", "chrome-trace"}))
+      ->capture_default_str();
+  app.add_option("--source-time-scale", o.source_time_scale, "unit of the ETDump's timestamps")
+      ->check(CLI::IsMember(scales))
+      ->capture_default_str();
+  app.add_option("--target-time-scale", o.target_time_scale, "unit of the printed durations")
+      ->check(CLI::IsMember(scales))
+      ->capture_default_str();
+  app.add_option("--sort", o.sort,
+                 "sort each block's rows: p10 p50 p90 avg min max (largest first), name, instruction_id, "
+                 "start_time, index");
+  app.add_option("--top", o.top, "at most N rows per block (sorted by avg unless --sort is given)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--filter", o.filter, "keep events whose name matches this regular expression (ECMAScript)");
+  app.add_option("--block", o.block, "keep the blocks with this name (e.g. Execute)");
+  app.add_option("--group-by", o.group_by, "op-type: count, total, average, share and cumulative share per op type")
+      ->check(CLI::IsMember({"op-type"}));
+  app.add_option("--exclude-warmup", o.exclude_warmup, "drop the first N samples (runs) of every event")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--etrecord", o.etrecord,
+                 "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
+  app.add_option("--columns", o.columns,
+                 "only these columns, in this order, e.g. event_name,avg,module,source (stat names without unit work)")
+      ->delimiter(',');
+  app.add_flag("--source", o.source_columns,
+               "add columns module (innermost nn.Module path) and source (file:line) from the --etrecord");
+  app.add_option("--debug-buffer", o.debug_buffer, "the run's debug buffer: summarise each event's logged values");
+  app.add_option("--max-values", o.max_values, "with --debug-buffer: tensor elements shown per value")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--find-total-for-module", o.find_total_for_module,
+                 "print the module's total average time (Inspector.find_total_for_module) instead of the table");
+  app.add_option("--html", o.html, "also write a self-contained HTML report (table, charts, timeline, graph)");
+  app.add_option("--program", o.program, "with --html: the profiled program (.pte/.bpte), to draw its graph");
+  return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
+}
