@@ -2,9 +2,11 @@
 
 #include <filesystem>
 
+#include "libcore/compare/locations.h"
 #include "libcore/formats/bundled/bundled_reader.h"
 #include "libcore/formats/etdump/etdump_reader.h"
 #include "libcore/formats/npy/npy.h"
+#include "libcore/inspect/link.h"
 
 namespace etkit::compare {
 namespace {
@@ -154,15 +156,36 @@ Result<Outcome> compare_npy_files(const std::string& reference, const std::strin
 }
 
 Result<Outcome> compare_intermediate_runs(const RunFiles& reference, const RunFiles& candidate,
-                                          const NumericOptions& options, const InstructionLocator& locator) {
+                                          const NumericOptions& options, const std::string& etrecord) {
   ETKIT_ASSIGN_OR_RETURN(LoadedRun a, load_run(reference));
   ETKIT_ASSIGN_OR_RETURN(LoadedRun b, load_run(candidate));
   ETKIT_ASSIGN_OR_RETURN(auto ra, intermediates_of(a));
   ETKIT_ASSIGN_OR_RETURN(auto rb, intermediates_of(b));
+  InstructionLocator locator;
+  std::vector<std::string> link_warnings;
+  if (!etrecord.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(auto links, inspect::load_record_links(etrecord));
+    // The Inspector's own events of the reference run, linked as et-inspect
+    // links them; logged values are not needed for that.
+    auto inspection = inspect::build_event_blocks(a.file->bytes());
+    if (!inspection) return std::move(inspection).error().at_file(a.file->path());
+    const size_t before = inspection->warnings.size();
+    inspect::link_events(*inspection, links);
+    link_warnings.assign(inspection->warnings.begin() + ptrdiff_t(before), inspection->warnings.end());
+    locator = locator_from_linked_events(*inspection);
+  }
   IntermediatesComparison comparison = compare_intermediates(ra, rb, options.criteria, locator);
   Outcome out;
   out.failed = comparison.first_divergence.has_value();
   out.report = intermediates_report(comparison, options.criteria, options.report);
+  if (!link_warnings.empty()) {
+    std::string joined;
+    for (const auto& w : link_warnings) {
+      if (!joined.empty()) joined += "; ";
+      joined += w;
+    }
+    out.report.summary.emplace_back("etrecord_warnings", joined);
+  }
   return out;
 }
 

@@ -51,8 +51,11 @@ Result<Outcome> compare_outputs_with_bundle(const RunFiles& run, const std::stri
 Result<Outcome> compare_npy_files(const std::string& reference, const std::string& candidate,
                                   const NumericOptions& options);
 
-// The intermediate outputs of two runs, paired by instruction.
+// The intermediate outputs of two runs, paired by instruction. With an
+// ETRecord (non-empty path), the reference run's events are linked to it
+// and every pair gets the instruction's module path and source line; what
+// does not link is listed in the summary as "etrecord_warnings".
 Result<Outcome> compare_intermediate_runs(const RunFiles& reference, const RunFiles& candidate,
-                                          const NumericOptions& options, const InstructionLocator& locator = nullptr);
+                                          const NumericOptions& options, const std::string& etrecord = {});
 
 }  // namespace etkit::compare

@@ -1,25 +1,18 @@
-// Where an instruction comes from in the exported model, from the maps an
-// ETRecord provides (libcore/inspect/record_links.h): instruction id ->
-// debug handles (debug_handle_map["forward"]) -> graph nodes carrying
-// those handles -> their innermost nn_module_stack path and the last frame
-// of their stack trace, e.g. "layer1.0.conv1 at model.py:42".
+// Where an instruction comes from in the exported model, read off the
+// Inspector's events once inspect::link_events() has joined them to an
+// ETRecord: the innermost module path and the source line
+// (inspect/source_info.h) of the first event of that instruction id that has
+// either, e.g. "features.conv1 at examples/lenet.py:27".
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include "libcore/compare/intermediates.h"
-#include "libcore/inspect/record_links.h"
+#include "libcore/inspect/event_blocks.h"
 
 namespace etkit::compare {
 
-// "path/to/model.py:42" from the last `File "...", line N` frame of a
-// Python traceback; empty when there is none.
-std::string last_source_line(std::string_view stack_trace);
-
-// A locator for compare_intermediates. The chain index is not part of the
-// ETRecord's key (the Python Inspector looks up the instruction id alone).
-// `links` must outlive the locator.
-InstructionLocator locator_from_links(const inspect::RecordLinks& links);
+// A locator for compare_intermediates. The chain index is not looked at: the
+// ETRecord keys instruction ids alone, as the Python Inspector does. The
+// locator keeps its own copy of what it needs.
+InstructionLocator locator_from_linked_events(const inspect::Inspection& linked);
 
 }  // namespace etkit::compare

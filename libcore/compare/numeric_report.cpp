@@ -102,9 +102,9 @@ Report intermediates_report(const IntermediatesComparison& comparison, const Cri
     if (!p.op_name.empty()) first += " " + p.op_name;
     if (!p.delegate_id.empty()) first += " delegate " + p.delegate_id;
     first += " " + p.value;
+    if (!p.location.empty()) first += ", " + p.location;
     const std::string note = note_of(p.result);
     if (!note.empty()) first += ": " + note;
-    if (!p.location.empty()) first += " at " + p.location;
   }
   report.summary.emplace_back("first_divergence", first);
   report.summary.emplace_back("first_divergence_instruction",

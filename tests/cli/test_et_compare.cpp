@@ -2,6 +2,8 @@
 // reports, formats and the exit codes of every numeric subcommand.
 #include <nlohmann/json.hpp>
 
+#include "examples/demo_etrecord.h"
+#include "examples/demo_models.h"
 #include "libcore/formats/bundled/bundled_writer.h"
 #include "libcore/formats/npy/npy.h"
 #include "libcore/formats/program/program_builder.h"
@@ -222,4 +224,48 @@ TEST_CASE("et-compare tensors: int tensors, thresholds, formats, bad expressions
   CHECK(not_npy.exit_code == 2);
   CHECK(not_npy.err.rfind("et-compare: error: " + f.pte.string() + ": ", 0) == 0);
   CHECK(test::run_tool("et-compare", "").exit_code == 2);
+}
+
+TEST_CASE("et-compare intermediates --etrecord: the divergence with its module path and source line", "[cli][et-compare]") {
+  const auto dir = test::scratch_dir();
+  const pte::Program program = demo::lenet();
+  auto pte_bytes = pte::write_program(program);
+  REQUIRE(pte_bytes.ok());
+  test::write_bytes(dir / "lenet.pte", *pte_bytes);
+  auto record = demo::lenet_etrecord(program);
+  REQUIRE(record.ok());
+  test::write_bytes(dir / "lenet.etrecord", *record);
+  // Ones against random inputs: the first convolution already differs.
+  REQUIRE(test::run_tool("et-run", q(dir / "lenet.pte") + " -q --etdump " + q(dir / "a.etdp") +
+                                       " --debug-level intermediates")
+              .exit_code == 0);
+  REQUIRE(test::run_tool("et-run", q(dir / "lenet.pte") + " -q --random-inputs 1 --etdump " + q(dir / "b.etdp") +
+                                       " --debug-level intermediates")
+              .exit_code == 0);
+  const std::string args = "intermediates --etdump " + q(dir / "a.etdp") + " --against " + q(dir / "b.etdp");
+  auto r = test::run_tool("et-compare", args + " --etrecord " + q(dir / "lenet.etrecord") + " --format json");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.empty());
+  const json doc = json::parse(r.out);
+  CHECK(doc["columns"].back() == "location");
+  REQUIRE(doc["rows"].size() >= 14);
+  // Instruction 0 is Features.conv1, called at examples/lenet.py line 29.
+  CHECK(doc["rows"][0]["op"] == "native_call_convolution.out");
+  const std::string location = doc["rows"][0]["location"];
+  CHECK(location.rfind("features.conv1 at ", 0) == 0);
+  CHECK(location.find("lenet.py:29") != std::string::npos);
+  CHECK(doc["summary"]["first_divergence_instruction"] == 0);
+  CHECK(doc["summary"]["first_divergence"] ==
+        "instruction 0 (chain 0) native_call_convolution.out out 0, " + location + ": " +
+            doc["rows"][0]["note"].get<std::string>());
+  CHECK_FALSE(doc["summary"].contains("etrecord_warnings"));
+
+  // Without --etrecord there is no location column; a bad ETRecord is bad input.
+  auto plain = test::run_tool("et-compare", args + " --format json");
+  CHECK(json::parse(plain.out)["columns"].back() == "note");
+  test::write_bytes(dir / "junk.etrecord", std::vector<uint8_t>(64, 1));
+  auto junk = test::run_tool("et-compare", args + " --etrecord " + q(dir / "junk.etrecord"));
+  CHECK(junk.exit_code == 2);
+  CHECK(junk.err.rfind("et-compare: error: " + (dir / "junk.etrecord").string() + ": ", 0) == 0);
 }

@@ -1,5 +1,5 @@
 // Report renderings (table alignment, CSV quoting, Markdown escaping, JSON
-// with non-finite numbers) and instruction locations from ETRecord links.
+// with non-finite numbers) and instruction locations from linked events.
 #include <cstdio>
 #include <limits>
 
@@ -83,25 +83,35 @@ TEST_CASE("report: json rows keyed by column, empty cells null, infinity as a st
   CHECK(format_number(1234567.0) == "1.23457e+06");
 }
 
-TEST_CASE("locations: module path and source line of an instruction's graph node", "[et-compare][report]") {
-  CHECK(last_source_line("  File \"a/b.py\", line 7, in f\n    x = g()\n  File \"model.py\", line 42, in forward\n"
-                         "    return self.fc(x)\n") == "model.py:42");
-  CHECK(last_source_line("no frames here").empty());
-  CHECK(last_source_line("File \"x.py\", line ?").empty());
+TEST_CASE("locations: module path and source line of each instruction's linked events", "[et-compare][report]") {
+  inspect::Inspection linked;
+  inspect::EventBlock block;
+  block.name = "Execute";
+  auto event = [](std::string name, int32_t instruction) {
+    inspect::Event e;
+    e.name = std::move(name);
+    e.instruction_id = instruction;
+    return e;
+  };
+  inspect::Event conv = event("native_call_convolution.out", 0);
+  conv.module_hierarchy.emplace_back(
+      "aten_convolution_default_", std::vector<inspect::ModuleStackEntry>{{"L__self__", "", "M"},
+                                                                          {"L__self___conv", "conv", "torch.nn.Conv2d"}});
+  conv.stack_traces.emplace_back("aten_convolution_default_",
+                                 "  File \"a.py\", line 3, in f\n    g()\n  File \"model.py\", line 18, in forward\n");
+  inspect::Event relu = event("native_call_relu.out", 1);
+  relu.stack_traces.emplace_back("aten_relu_default_", "  File \"model.py\", line 19, in forward\n");
+  inspect::Event mean = event("native_call_mean.out", 2);
+  mean.module_hierarchy.emplace_back("aten_mean_dim_", std::vector<inspect::ModuleStackEntry>{{"L__self___pool", "pool", "P"}});
+  // Framework events share instruction id 0 but are never linked to nodes;
+  // the OPERATOR_CALL after a kernel is linked the same way and changes nothing.
+  block.events = {event("Method::init", 0), conv, event("OPERATOR_CALL", 0), relu, mean, event("OPERATOR_CALL", 3)};
+  linked.blocks.push_back(block);
 
-  inspect::RecordLinks links;
-  links.debug_handle_map["0"] = inspect::DebugHandles{false, {5}};
-  links.debug_handle_map["1"] = inspect::DebugHandles{true, {9, 6}};
-  links.debug_handle_map["2"] = inspect::DebugHandles{false, {77}};
-  inspect::OpNode conv{"aten_convolution_default_", "aten.convolution.default", 5,
-                       "  File \"model.py\", line 18, in forward\n    return self.conv(x)\n",
-                       std::vector<inspect::ModuleStackEntry>{{"L__self__", "", "M"},
-                                                              {"L__self___conv", "conv", "torch.nn.Conv2d"}}};
-  inspect::OpNode relu{"aten_relu_default_", "aten.relu.default", 6, std::nullopt, std::nullopt};
-  links.op_nodes = {conv, relu};
-  const InstructionLocator locate = locator_from_links(links);
-  CHECK(locate(0, 0) == "conv at model.py:18");
-  CHECK(locate(0, 1) == "aten_relu_default_");  // handle 9 has no node; 6 has one without metadata
-  CHECK(locate(0, 2).empty());
+  const InstructionLocator locate = locator_from_linked_events(linked);
+  CHECK(locate(0, 0) == "conv at model.py:18");  // the innermost frame
+  CHECK(locate(0, 1) == "model.py:19");
+  CHECK(locate(0, 2) == "pool");
   CHECK(locate(0, 3).empty());
+  CHECK(locate(7, 0) == "conv at model.py:18");  // chains are not told apart
 }

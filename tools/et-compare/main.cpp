@@ -34,6 +34,7 @@ struct Options {
   size_t testset = 0;
   // intermediates
   RunFiles against;
+  std::string etrecord;
   // tensors
   std::string tensor_a, tensor_b;
   // perf
@@ -128,6 +129,8 @@ int main(int argc, char** argv) {
   inter->add_option("--debug-buffer", o.run.debug_buffer, "its debug buffer (default: ETDUMP.debug.bin if present)");
   inter->add_option("--against", o.against.etdump, "ETDump of the candidate run")->required();
   inter->add_option("--against-debug-buffer", o.against.debug_buffer, "its debug buffer (default: AGAINST.debug.bin if present)");
+  inter->add_option("--etrecord", o.etrecord,
+                    "ETRecord of the reference program: adds each instruction's module path and source line");
   add_numeric_flags(inter, o.numeric);
   add_output_flags(inter, o);
 
@@ -177,7 +180,7 @@ int main(int argc, char** argv) {
       return emit(outcome, o);
     }
     if (inter->parsed()) {
-      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_intermediate_runs(o.run, o.against, numeric));
+      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_intermediate_runs(o.run, o.against, numeric, o.etrecord));
       return emit(outcome, o);
     }
     ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_npy_files(o.tensor_a, o.tensor_b, numeric));
