@@ -462,6 +462,14 @@ TEST_CASE("torch.save: the library's writer produces what the reader checks", "[
   CHECK(write_torch_save_dict({TensorToSave{"x", 7, {3}, span(floats_bytes(b))}}).error().kind == ErrorKind::kUsage);
 }
 
+TEST_CASE("zip: a write that fails is an i/o error, not a kernel failure", "[etrecord][zip]") {
+  // libzip refuses a second entry of the same name.
+  auto dup = write_zip({{"a", span("x")}, {"a", span("y")}});
+  REQUIRE_FALSE(dup.ok());
+  CHECK(dup.error().kind == ErrorKind::kIo);
+  CHECK(dup.error().message.rfind("zip: cannot add 'a'", 0) == 0);
+}
+
 TEST_CASE("zip: corrupt, truncated and lying archives are refused", "[etrecord][zip]") {
   const std::string payload = "0123456789abcdef";
   auto good = write_zip({{"ETRECORD_V0", {}}, {"debug_handle_map", span(payload)}});
