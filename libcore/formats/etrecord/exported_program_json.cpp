@@ -550,9 +550,4 @@ Result<ExportedProgram> exported_program_from_json(const JsonValue& doc) {
   return program_of(doc, ctx);
 }
 
-Result<ExportedProgram> parse_exported_program(std::string_view json, const JsonLimits& limits) {
-  ETKIT_ASSIGN_OR_RETURN(JsonValue doc, parse_json(json, limits));
-  return exported_program_from_json(doc);
-}
-
 }  // namespace etkit::etrecord
