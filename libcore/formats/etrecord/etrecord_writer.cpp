@@ -1,6 +1,5 @@
 #include "libcore/formats/etrecord/etrecord_writer.h"
 
-
 #include "libcore/formats/etrecord/zip_archive.h"
 
 namespace etkit::etrecord {
