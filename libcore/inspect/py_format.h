@@ -8,12 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include "libcore/support/py_float.h"
+
 namespace etkit::inspect {
 
-// repr(float) / str(float): the shortest string that reads back to the same
-// double; fixed notation for exponents -4 <= e < 16 ("1.0", "0.0001"),
-// otherwise "1e-05", "1.5e+16"; "nan", "inf", "-inf".
-std::string py_repr_float(double value);
+// repr(float) / str(float), from libcore/support.
+using etkit::py_repr_float;
 
 // format(value, "g"): 6 significant digits, trailing zeros dropped,
 // exponent form below 1e-4 and from 1e6 ("5e-05", "1.23457e+06").

@@ -130,6 +130,13 @@ TEST_CASE("python json: output matches python's json.dumps", "[etrecord][json]")
         R"("g": [3, null, true], "h": "\u00e9\"\n\ud83d\ude00", "i": 0.0001, "j": 1e+22})");
 }
 
+TEST_CASE("python json: non-finite floats use json.dumps' spellings, not repr's", "[etrecord][json]") {
+  const JsonValue v(JsonArray{JsonValue(std::numeric_limits<double>::quiet_NaN()),
+                              JsonValue(-std::numeric_limits<double>::infinity()), JsonValue(-0.0), JsonValue(2.5e-300)});
+  // CPython 3: json.dumps([float("nan"), float("-inf"), -0.0, 2.5e-300])
+  CHECK(to_json(v) == "[NaN, -Infinity, -0.0, 2.5e-300]");
+}
+
 TEST_CASE("python json: agrees with nlohmann on random standard documents", "[etrecord][json]") {
   std::mt19937 rng(42);
   std::function<nlohmann::ordered_json(int)> random_value = [&](int depth) -> nlohmann::ordered_json {

@@ -1,6 +1,7 @@
 // The restricted unpickler and torch.save archives. Pickles are written here
 // byte by byte from the pickle protocol (Lib/pickletools.py documents each
 // opcode), independently of the library's own pickle writer.
+#include <chrono>
 #include <cstring>
 
 #include "libcore/formats/etrecord/torch_pickle.h"
@@ -330,6 +331,111 @@ TEST_CASE("pickle: cycles and deep nesting end the tensor walk", "[etrecord][pic
   CHECK(too_deep.error().message == "pickled containers nested deeper than 64");
 }
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// _rebuild_tensor_v2 (memo 0) and its arguments (memo 1) over a one-element
+// float storage, with `dims` sizes and strides of 1: the tensor stays inside
+// the storage however many dimensions it has.
+P memoized_tensor_call(size_t dims) {
+  P p;
+  p.proto2().global("torch._utils", "_rebuild_tensor_v2").put(0);
+  p.op('(').storage("FloatStorage", "0", 1).int1(0);
+  p.op('(');
+  for (size_t i = 0; i < dims; ++i) p.int1(1);
+  p.op('t').put(2).op('h').op(2);  // strides: the same tuple
+  p.op(0x89).empty_ordered_dict().op('t').put(1);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("pickle: shared tuples and strings do not multiply allocations", "[etrecord][pickle]") {
+  // The reported case: a 100000-dimension tuple named by 2000 REDUCEs
+  // (~212 KB of pickle) copied the tuple per tensor, ~3.2 GB in all.
+  {
+    P p = memoized_tensor_call(100000);
+    p.op('R');
+    for (int i = 0; i < 2000; ++i) p.op('h').op(0).op('h').op(1).op('R').op('0');
+    p.stop();
+    const auto start = std::chrono::steady_clock::now();
+    auto r = unpickle(p.b);
+    CHECK(seconds_since(start) < 2.0);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == ErrorKind::kBadInput);
+    CHECK(r.error().message.find("tensor of 100000 dimensions exceeds the limit of 64") != std::string::npos);
+  }
+  // 64 dimensions pass the cap, but each further REDUCE (6 pickle bytes)
+  // copies 2 x 64 x 8 = 1024 bytes: 20000 of them (~120 KB of pickle) would
+  // copy ~20 MB, more than 64 bytes per pickle byte plus 1 MiB (~8.7 MB).
+  {
+    P few = memoized_tensor_call(64);
+    for (int i = 0; i < 100; ++i) few.op('h').op(0).op('h').op(1).op('R').op('0');
+    few.op('N').stop();
+    CHECK(unpickle(few.b).ok());  // sharing itself is fine
+
+    P many = memoized_tensor_call(64);
+    for (int i = 0; i < 20000; ++i) many.op('h').op(0).op('h').op(1).op('R').op('0');
+    many.op('N').stop();
+    auto r = unpickle(many.b);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("copies of shared values exceed 64 bytes per pickle byte") != std::string::npos);
+  }
+  // A 64 KiB storage key inside a memoized persistent id, loaded 1000 times:
+  // 64 MB of key copies from ~68 KB of pickle.
+  {
+    P p;
+    p.proto2().op('(').unicode("storage").global("torch", "FloatStorage").unicode(std::string(65536, 'k'));
+    p.unicode("cpu").int1(1).op('t').put(0);
+    for (int i = 0; i < 1000; ++i) p.op('h').op(0).op('Q').op('0');
+    p.op('N').stop();
+    auto r = unpickle(p.b);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("copies of shared values exceed") != std::string::npos);
+  }
+  // Ten dicts nested under one memoized 10 KB key, the innermost with 1000
+  // entries under that key: each entry's path is ~100 KB, 100 MB in all, from
+  // ~13 KB of pickle. Unpickling copies nothing; the tensor walk is charged.
+  {
+    P p;
+    p.proto2().op('}').unicode(std::string(10000, 'k')).put(0).op('0');
+    for (int depth = 1; depth < 10; ++depth) p.op('h').op(0).op('}');
+    p.op('(');
+    for (int i = 0; i < 1000; ++i) p.op('h').op(0).op('N');
+    p.op('u');
+    for (int depth = 1; depth < 10; ++depth) p.op('s');
+    p.stop();
+    auto u = unpickle(p.b);
+    REQUIRE(u.ok());
+    CHECK(u->at(u->root).items.size() == 2);  // the root dict holds one entry
+    const auto start = std::chrono::steady_clock::now();
+    auto d = describe_pickle(*u);
+    CHECK(seconds_since(start) < 2.0);
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.error().kind == ErrorKind::kBadInput);
+    CHECK(d.error().message == "pickled tensor paths and sizes exceed the pickle's copy budget");
+  }
+}
+
+TEST_CASE("pickle: a container may not exceed max_list_items", "[etrecord][pickle]") {
+  PickleLimits limits;
+  limits.max_list_items = 3;
+  P tuple;
+  tuple.proto2().op('(').op('N').op('N').op('N').op('N').op('t').stop();
+  auto t = unpickle(tuple.b, limits);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().message == "pickle: container of more than 3 items at offset 7");
+  P list;
+  list.proto2().op(']').op('(').op('N').op('N').op('e').op('(').op('N').op('N').op('e').stop();
+  CHECK(unpickle(list.b, limits).error().message == "pickle: container of more than 3 items at offset 10");
+  P three;
+  three.proto2().op(']').op('(').op('N').op('N').op('N').op('e').stop();
+  CHECK(unpickle(three.b, limits).ok());
+}
+
 TEST_CASE("torch.save: the library's writer produces what the reader checks", "[etrecord][pickle]") {
   const std::vector<float> w = {1, 2, 3, 4, 5, 6};
   const std::vector<float> b = {0.5f, -0.5f};
@@ -354,6 +460,14 @@ TEST_CASE("torch.save: the library's writer produces what the reader checks", "[
 
   // Data that does not match the shape is the caller's mistake.
   CHECK(write_torch_save_dict({TensorToSave{"x", 7, {3}, span(floats_bytes(b))}}).error().kind == ErrorKind::kUsage);
+}
+
+TEST_CASE("zip: a write that fails is an i/o error, not a kernel failure", "[etrecord][zip]") {
+  // libzip refuses a second entry of the same name.
+  auto dup = write_zip({{"a", span("x")}, {"a", span("y")}});
+  REQUIRE_FALSE(dup.ok());
+  CHECK(dup.error().kind == ErrorKind::kIo);
+  CHECK(dup.error().message.rfind("zip: cannot add 'a'", 0) == 0);
 }
 
 TEST_CASE("zip: corrupt, truncated and lying archives are refused", "[etrecord][zip]") {

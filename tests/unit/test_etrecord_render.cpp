@@ -2,14 +2,15 @@
 // symbolic sizes and names that need quoting.
 #include <nlohmann/json.hpp>
 
-#include "libcore/formats/etrecord/etrecord_dot.h"
 #include "libcore/formats/etrecord/etrecord_reader.h"
-#include "libcore/formats/etrecord/etrecord_text.h"
 #include "libcore/formats/etrecord/zip_archive.h"
+#include "libcore/render/etrecord_dot.h"
+#include "libcore/render/etrecord_text.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
 using namespace etkit::etrecord;
+using namespace etkit::render;
 
 namespace {
 
@@ -116,7 +117,7 @@ TEST_CASE("render: DOT quoting and clusters, accepted by Graphviz", "[etrecord][
   const EtRecord r = tricky_record();
   const std::string dot = graph_dot(*r.edge_program());
   CHECK(dot.find("subgraph \"cluster_L['self'].blocks[0]\" {") != std::string::npos);
-  CHECK(dot.find("label=\"L['self'].blocks[0] (Block)\";") != std::string::npos);
+  CHECK(dot.find("graph [label=\"L['self'].blocks[0] (Block)\"];") != std::string::npos);
   CHECK(dot.find("m \\\"q\\\".py:7") != std::string::npos);  // quotes escaped inside the label
   CHECK(dot.find("\"n:executorch_call_delegate\" -> \"n:cond\";") != std::string::npos);
   CHECK(dot.find("\"n:sym_size\"") != std::string::npos);

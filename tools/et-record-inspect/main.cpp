@@ -2,15 +2,16 @@
 // table or as text, the whole model as JSON, or a graph as Graphviz DOT.
 #include <string>
 
-#include "libcore/formats/etrecord/etrecord_dot.h"
 #include "libcore/formats/etrecord/etrecord_json.h"
 #include "libcore/formats/etrecord/etrecord_reader.h"
-#include "libcore/formats/etrecord/etrecord_text.h"
+#include "libcore/render/etrecord_dot.h"
+#include "libcore/render/etrecord_text.h"
 #include "libcore/support/file.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
 using namespace etkit::etrecord;
+using namespace etkit::render;
 
 namespace {
 

@@ -5,6 +5,7 @@
 // listed when a restricted unpickler can read them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -246,6 +247,19 @@ struct DelegateInfo {
 using DebugHandleMap = std::map<std::string, std::map<std::string, Handles>>;
 using DelegateMap = std::map<std::string, std::map<std::string, DelegateInfo>>;
 using NumOutsMap = std::map<std::string, std::map<std::string, int64_t>>;
+
+// The entries of one method's map in numeric instruction-id order, as the
+// emitter inserted them (shorter decimal strings first, then lexicographic).
+template <typename T>
+std::vector<const std::pair<const std::string, T>*> numeric_order(const std::map<std::string, T>& map) {
+  std::vector<const std::pair<const std::string, T>*> out;
+  out.reserve(map.size());
+  for (const auto& kv : map) out.push_back(&kv);
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+    return a->first.size() != b->first.size() ? a->first.size() < b->first.size() : a->first < b->first;
+  });
+  return out;
+}
 
 // A pickled payload: what it is and whether it can be read without Python.
 struct SideCar {

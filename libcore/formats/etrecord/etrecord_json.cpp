@@ -1,6 +1,5 @@
 #include "libcore/formats/etrecord/etrecord_json.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <limits>  // json_writer.h uses numeric_limits without including it
 
@@ -10,17 +9,6 @@
 
 namespace etkit::etrecord {
 namespace {
-
-// Instruction ids in numeric order (shorter decimal strings first).
-template <typename T>
-std::vector<const std::pair<const std::string, T>*> numeric_order(const std::map<std::string, T>& map) {
-  std::vector<const std::pair<const std::string, T>*> out;
-  for (const auto& kv : map) out.push_back(&kv);
-  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
-    return a->first.size() != b->first.size() ? a->first.size() < b->first.size() : a->first < b->first;
-  });
-  return out;
-}
 
 class Emitter {
  public:

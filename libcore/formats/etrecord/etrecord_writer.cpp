@@ -1,23 +1,9 @@
 #include "libcore/formats/etrecord/etrecord_writer.h"
 
-#include <algorithm>
-
 #include "libcore/formats/etrecord/zip_archive.h"
 
 namespace etkit::etrecord {
 namespace {
-
-// Instruction ids in numeric order, as the emitter inserted them (shorter
-// decimal strings first, then lexicographic).
-template <typename T>
-std::vector<const std::pair<const std::string, T>*> numeric_order(const std::map<std::string, T>& map) {
-  std::vector<const std::pair<const std::string, T>*> out;
-  for (const auto& kv : map) out.push_back(&kv);
-  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
-    return a->first.size() != b->first.size() ? a->first.size() < b->first.size() : a->first < b->first;
-  });
-  return out;
-}
 
 JsonValue handles_json(const Handles& h) {
   if (!h.is_list && h.values.size() == 1) return h.values[0];

@@ -3,6 +3,7 @@
 #include "libcore/formats/etrecord/exported_program_json.h"
 
 #include <set>
+#include <unordered_map>
 
 #include "libcore/formats/etrecord/node_metadata.h"
 
@@ -350,6 +351,7 @@ Result<Node> node_of(const JsonValue& v, Ctx& ctx) {
 // node after its output and lets FX name the others from the target (§4.3).
 void derive_names(Graph& g) {
   std::set<std::string> taken;
+  std::unordered_map<std::string, int> next_suffix;
   for (const Node& n : g.nodes) {
     if (!n.name.empty()) taken.insert(n.name);
   }
@@ -359,8 +361,14 @@ void derive_names(Graph& g) {
     const auto outs = n.output_names();
     std::string name = outs.size() == 1 ? outs[0] : snake_name(n.op);
     if (taken.count(name) != 0) {
+      // Suffixes below a base's counter are taken for good (names are never
+      // released), so resuming there finds the same first free suffix as
+      // counting from 1, without rescanning them for every node.
       const std::string base = name;
-      for (int k = 1; taken.count(name) != 0; ++k) name = base + "_" + std::to_string(k);
+      int& k = next_suffix.try_emplace(base, 1).first->second;
+      do {
+        name = base + "_" + std::to_string(k++);
+      } while (taken.count(name) != 0);
     }
     taken.insert(name);
     n.name = std::move(name);
@@ -540,11 +548,6 @@ Result<ExportedProgram> program_of(const JsonValue& doc, Ctx& ctx) {
 Result<ExportedProgram> exported_program_from_json(const JsonValue& doc) {
   Ctx ctx;
   return program_of(doc, ctx);
-}
-
-Result<ExportedProgram> parse_exported_program(std::string_view json, const JsonLimits& limits) {
-  ETKIT_ASSIGN_OR_RETURN(JsonValue doc, parse_json(json, limits));
-  return exported_program_from_json(doc);
 }
 
 }  // namespace etkit::etrecord

@@ -12,7 +12,6 @@
 
 namespace etkit::etrecord {
 
-Result<ExportedProgram> parse_exported_program(std::string_view json, const JsonLimits& limits = {});
 Result<ExportedProgram> exported_program_from_json(const JsonValue& doc);
 
 // The op label the Inspector shows for a target (§4.4) and its kind.

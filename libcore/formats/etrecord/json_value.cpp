@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "libcore/support/py_float.h"
+
 namespace etkit::etrecord {
 
 std::optional<bool> JsonValue::as_bool() const {
@@ -450,64 +452,6 @@ void append_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
-// Python's float repr: shortest round-trip digits, positional for decimal
-// exponents in [-4, 16), otherwise d.ddde+XX.
-void append_double(std::string& out, double d) {
-  if (std::isnan(d)) {
-    out += "NaN";
-    return;
-  }
-  if (std::isinf(d)) {
-    out += d > 0 ? "Infinity" : "-Infinity";
-    return;
-  }
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-  const std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
-  const size_t e_pos = sci.find('e');
-  std::string_view mantissa = sci.substr(0, e_pos);
-  int exponent = 0;
-  std::from_chars(sci.data() + e_pos + 1 + (sci[e_pos + 1] == '+' ? 1 : 0), sci.data() + sci.size(), exponent);
-  std::string sign;
-  if (!mantissa.empty() && mantissa.front() == '-') {
-    sign = "-";
-    mantissa.remove_prefix(1);
-  }
-  std::string digits;
-  for (char c : mantissa) {
-    if (c != '.') digits += c;
-  }
-  out += sign;
-  if (exponent >= -4 && exponent < 16) {
-    if (exponent >= 0) {
-      const auto int_len = static_cast<size_t>(exponent) + 1;
-      if (digits.size() <= int_len) {
-        out += digits;
-        out.append(int_len - digits.size(), '0');
-        out += ".0";
-      } else {
-        out.append(digits, 0, int_len);
-        out += '.';
-        out.append(digits, int_len, std::string::npos);
-      }
-    } else {
-      out += "0.";
-      out.append(static_cast<size_t>(-exponent - 1), '0');
-      out += digits;
-    }
-    return;
-  }
-  out += digits[0];
-  if (digits.size() > 1) {
-    out += '.';
-    out.append(digits, 1, std::string::npos);
-  }
-  out += exponent < 0 ? "e-" : "e+";
-  const int magnitude = exponent < 0 ? -exponent : exponent;
-  if (magnitude < 10) out += '0';
-  out += std::to_string(magnitude);
-}
-
 }  // namespace
 
 Result<JsonValue> parse_json(std::string_view text, const JsonLimits& limits) {
@@ -519,7 +463,12 @@ void append_json(std::string& out, const JsonValue& value) {
     case JsonValue::Type::kNull: out += "null"; return;
     case JsonValue::Type::kBool: out += *value.as_bool() ? "true" : "false"; return;
     case JsonValue::Type::kInt: out += std::to_string(*value.as_int()); return;
-    case JsonValue::Type::kDouble: append_double(out, *value.as_double()); return;
+    case JsonValue::Type::kDouble: {
+      // json.dumps writes repr(float), except for its own spellings of these.
+      const double d = *value.as_double();
+      out += std::isnan(d) ? "NaN" : std::isinf(d) ? (d > 0 ? "Infinity" : "-Infinity") : py_repr_float(d);
+      return;
+    }
     case JsonValue::Type::kString: append_string(out, *value.as_string()); return;
     case JsonValue::Type::kArray: {
       out += '[';

@@ -44,7 +44,13 @@ bool allowed_global(std::string_view g) {
 
 class Unpickler {
  public:
-  Unpickler(ByteSpan bytes, const PickleLimits& limits) : b_(bytes), limits_(limits) {}
+  Unpickler(ByteSpan bytes, const PickleLimits& limits) : b_(bytes), limits_(limits) {
+    uint64_t scaled = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(bytes.size()), limits.copy_bytes_per_input_byte, &scaled) ||
+        __builtin_add_overflow(scaled, limits.copy_bytes_base, &budget_)) {
+      budget_ = UINT64_MAX;
+    }
+  }
 
   Result<Pickle> run() {
     while (true) {
@@ -56,6 +62,7 @@ class Unpickler {
         Pickle out;
         out.root = stack_.back();
         out.values = std::move(values_);
+        out.copy_budget = budget_;
         return out;
       }
       Status s = step(op);
@@ -69,6 +76,16 @@ class Unpickler {
   }
   Error refuse(const std::string& message) const {
     return unsupported("not readable without Python: " + message + " (pickle offset " + std::to_string(op_pos_) + ")");
+  }
+
+  // Spends `bytes` of the copy budget on copying out of shared values.
+  Status charge(uint64_t bytes) {
+    if (bytes > budget_) {
+      return bad("copies of shared values exceed " + std::to_string(limits_.copy_bytes_per_input_byte) +
+                 " bytes per pickle byte");
+    }
+    budget_ -= bytes;
+    return {};
   }
 
   // Reading operands.
@@ -152,7 +169,8 @@ class Unpickler {
     return push(it->second);
   }
 
-  Status global(std::string module, std::string name) {
+  Status global(const std::string& module, const std::string& name) {
+    ETKIT_TRY(charge(module.size() + name.size()));
     std::string g = module + "." + name;
     if (!allowed_global(g)) return refuse("pickle global '" + g + "' is not a plain-tensor building block");
     PickleValue v;
@@ -161,8 +179,16 @@ class Unpickler {
     return push_new(std::move(v));
   }
 
+  Status check_items(size_t count) const {
+    if (count > limits_.max_list_items) {
+      return bad("container of more than " + std::to_string(limits_.max_list_items) + " items");
+    }
+    return {};
+  }
+
   Status container(Kind kind, std::vector<uint32_t> items) {
     if (kind == Kind::kDict && items.size() % 2 != 0) return bad("odd number of items for a dict");
+    ETKIT_TRY(check_items(items.size()));
     PickleValue v;
     v.kind = kind;
     v.items = std::move(items);
@@ -172,6 +198,7 @@ class Unpickler {
   Status append(const std::vector<uint32_t>& items) {
     PickleValue* list = top();
     if (list == nullptr || list->kind != Kind::kList) return bad("APPEND to something that is not a list");
+    ETKIT_TRY(check_items(list->items.size() + items.size()));
     list->items.insert(list->items.end(), items.begin(), items.end());
     return {};
   }
@@ -179,6 +206,7 @@ class Unpickler {
     PickleValue* dict = top();
     if (dict == nullptr || dict->kind != Kind::kDict) return bad("SETITEM on something that is not a dict");
     if (items.size() % 2 != 0) return bad("odd number of items for SETITEMS");
+    ETKIT_TRY(check_items(dict->items.size() + items.size()));
     dict->items.insert(dict->items.end(), items.begin(), items.end());
     return {};
   }
@@ -202,6 +230,7 @@ class Unpickler {
       return bad("malformed storage persistent id");
     }
     if (pid.items.size() == 6 && values_[pid.items[5]].kind != Kind::kNone) return refuse("storage view metadata");
+    ETKIT_TRY(charge(key.s.size() + location.s.size()));
     PickleValue v;
     v.kind = Kind::kStorage;
     v.dtype = *dtype;
@@ -216,6 +245,7 @@ class Unpickler {
     const PickleValue& t = values_[index];
     if (t.kind != Kind::kTuple) return std::nullopt;
     std::vector<int64_t> out;
+    out.reserve(t.items.size());
     for (uint32_t item : t.items) {
       const PickleValue& v = values_[item];
       if (v.kind != Kind::kInt || v.i < 0) return std::nullopt;
@@ -235,6 +265,14 @@ class Unpickler {
     const size_t base = v3 ? 7 : 6;
     if (a.size() != base && a.size() != base + 1) {
       return bad("tensor rebuild with " + std::to_string(a.size()) + " arguments");
+    }
+    for (uint32_t dims_index : {a[2], a[3]}) {
+      const PickleValue& dims = values_[dims_index];
+      if (dims.kind == Kind::kTuple && dims.items.size() > limits_.max_tensor_dims) {
+        return bad("tensor of " + std::to_string(dims.items.size()) + " dimensions exceeds the limit of " +
+                   std::to_string(limits_.max_tensor_dims));
+      }
+      ETKIT_TRY(charge(dims.items.size() * sizeof(int64_t)));
     }
     const PickleValue& storage = values_[a[0]];
     const PickleValue& offset = values_[a[1]];
@@ -296,7 +334,8 @@ class Unpickler {
     if (callable.kind != Kind::kGlobal) return refuse("pickle calls something that is not an allowed global");
     if (args.kind != Kind::kTuple) return bad("REDUCE arguments are not a tuple");
     const std::string& g = callable.s;
-    const std::vector<uint32_t> a = args.items;
+    // Not copied: a memoized argument tuple may be named by many REDUCEs.
+    const std::vector<uint32_t>& a = args.items;
     if (g == "collections.OrderedDict") {
       if (!a.empty()) return refuse("OrderedDict built from arguments");
       PickleValue v;
@@ -311,7 +350,9 @@ class Unpickler {
         return bad("malformed _rebuild_parameter arguments");
       }
       if (!empty_dict(a[2])) return refuse("parameter with backward hooks");
-      PickleValue p = values_[a[0]];
+      const PickleValue& tensor = values_[a[0]];
+      ETKIT_TRY(charge((tensor.sizes.size() + tensor.strides.size()) * sizeof(int64_t)));
+      PickleValue p = tensor;
       p.requires_grad = values_[a[1]].i != 0;
       return push_new(std::move(p));
     }
@@ -467,7 +508,7 @@ class Unpickler {
           part.assign(reinterpret_cast<const char*>(start), n);
           pos_ += n + 1;
         }
-        return global(std::move(parts[0]), std::move(parts[1]));
+        return global(parts[0], parts[1]);
       }
       case 0x93: {  // STACK_GLOBAL
         const auto name = pop();
@@ -510,6 +551,7 @@ class Unpickler {
   std::vector<uint32_t> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, uint32_t> memo_;
+  uint64_t budget_ = 0;  // bytes that copies out of shared values may still take
 };
 
 }  // namespace

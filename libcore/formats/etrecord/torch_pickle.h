@@ -41,6 +41,9 @@ struct PickleValue {
 struct Pickle {
   std::vector<PickleValue> values;
   uint32_t root = 0;
+  // What is left of PickleLimits' copy budget after unpickling: walks that
+  // copy out of the values (describe_pickle) spend the rest.
+  uint64_t copy_budget = 0;
   const PickleValue& at(uint32_t index) const { return values[index]; }
 };
 
@@ -48,7 +51,13 @@ struct PickleLimits {
   size_t max_stack = 1 << 20;   // values on the stack, marks included
   size_t max_memo = 1 << 20;    // memo entries
   uint32_t max_memo_index = 1u << 24;
-  size_t max_list_items = 1 << 24;
+  size_t max_list_items = 1 << 24;  // items of one list, tuple or dict
+  size_t max_tensor_dims = 64;
+  // A memoized tuple or string costs a pickle 2 bytes per further use, so
+  // bytes copied out of shared values (tensor sizes, storage keys, paths) are
+  // capped at this many per pickle byte, plus a base.
+  uint64_t copy_bytes_per_input_byte = 64;
+  uint64_t copy_bytes_base = uint64_t{1} << 20;
 };
 
 // Unpickles protocol 0-5 pickles that use only: PROTO, FRAME, STOP, MARK,

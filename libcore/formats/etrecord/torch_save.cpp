@@ -26,11 +26,14 @@ std::string_view kind_name(const PickleValue& v) {
 }
 
 // Lists the tensors reachable from the root with their paths. Each value is
-// visited once, so shared and cyclic references end the walk.
+// visited once, so shared and cyclic references end the walk. Paths, sizes
+// and storage names are copied out of values a pickle may share cheaply, so
+// every copied byte is charged to what is left of the unpickler's budget.
 class TensorWalker {
  public:
   TensorWalker(const Pickle& pickle, size_t max_nesting, TorchSave& out)
-      : p_(pickle), max_nesting_(max_nesting), out_(out), visited_(pickle.values.size(), false) {}
+      : p_(pickle), max_nesting_(max_nesting), out_(out), visited_(pickle.values.size(), false),
+        budget_(pickle.copy_budget) {}
 
   Status walk(uint32_t index, const std::string& path, size_t depth) {
     if (visited_[index]) return {};
@@ -39,6 +42,8 @@ class TensorWalker {
       case Kind::kTensor: {
         visited_[index] = true;
         const PickleValue& storage = p_.at(v.items[0]);
+        ETKIT_TRY(charge((v.sizes.size() + v.strides.size()) * sizeof(int64_t) + storage.s.size() +
+                         storage.location.size()));
         out_.tensors.push_back(
             StoredTensor{path, v.dtype, v.sizes, v.strides, v.i, v.requires_grad, storage.s, storage.location});
         return {};
@@ -52,14 +57,17 @@ class TensorWalker {
         }
         const bool dict = v.kind == Kind::kDict;
         for (size_t i = 0; i < v.items.size(); i += dict ? 2 : 1) {
+          // Charged before the copies are made; an index or int key takes at most 22 bytes.
           std::string child;
           if (dict) {
             const PickleValue& key = p_.at(v.items[i]);
+            ETKIT_TRY(charge(path.size() + 1 + (key.kind == Kind::kString ? key.s.size() : 22)));
             const std::string text = key.kind == Kind::kString ? key.s
                                      : key.kind == Kind::kInt  ? std::to_string(key.i)
                                                                : "<" + std::string(kind_name(key)) + ">";
             child = path.empty() ? text : path + "." + text;
           } else {
+            ETKIT_TRY(charge(path.size() + 22));
             child = path + "[" + std::to_string(i) + "]";
           }
           ETKIT_TRY(walk(v.items[dict ? i + 1 : i], child, depth + 1));
@@ -71,10 +79,17 @@ class TensorWalker {
   }
 
  private:
+  Status charge(uint64_t bytes) {
+    if (bytes > budget_) return bad_input("pickled tensor paths and sizes exceed the pickle's copy budget");
+    budget_ -= bytes;
+    return {};
+  }
+
   const Pickle& p_;
   size_t max_nesting_;
   TorchSave& out_;
   std::vector<bool> visited_;
+  uint64_t budget_;
 };
 
 }  // namespace

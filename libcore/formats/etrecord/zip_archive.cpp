@@ -147,13 +147,13 @@ Result<std::vector<uint8_t>> write_zip(const std::vector<std::pair<std::string, 
   zip_source_t* sink = zip_source_buffer_create(nullptr, 0, 0, &error);
   if (sink == nullptr) {
     zip_error_fini(&error);
-    return Error{ErrorKind::kRuntime, {}, {}, "zip: cannot create a memory buffer"};
+    return Error{ErrorKind::kIo, {}, {}, "zip: cannot create a memory buffer"};
   }
   zip_source_keep(sink);  // survives zip_close, which would otherwise free it
   zip_t* archive = zip_open_from_source(sink, ZIP_TRUNCATE, &error);
   zip_error_fini(&error);
   const auto fail = [&](const std::string& what) {
-    Error e{ErrorKind::kRuntime, {}, {}, "zip: " + what};
+    Error e{ErrorKind::kIo, {}, {}, "zip: " + what};
     if (archive != nullptr) zip_discard(archive);
     zip_source_free(sink);
     return e;

@@ -1,4 +1,4 @@
-#include "libcore/formats/etrecord/etrecord_text.h"
+#include "libcore/render/etrecord_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,10 @@
 #include "libcore/formats/etrecord/node_metadata.h"
 #include "libcore/formats/etrecord/serde_types.h"
 
-namespace etkit::etrecord {
+namespace etkit::render {
+
+using namespace etkit::etrecord;
+
 namespace {
 
 // Rows of cells, columns padded to their widest cell; the last column is not padded.
@@ -317,4 +320,4 @@ std::string graph_text(const Program& program) {
   return out;
 }
 
-}  // namespace etkit::etrecord
+}  // namespace etkit::render

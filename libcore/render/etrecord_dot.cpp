@@ -1,39 +1,32 @@
-#include "libcore/formats/etrecord/etrecord_dot.h"
+#include "libcore/render/etrecord_dot.h"
 
 #include <map>
 #include <memory>
 #include <set>
 
-#include "libcore/formats/etrecord/etrecord_text.h"
+#include "libcore/render/dot.h"
+#include "libcore/render/etrecord_text.h"
 
-namespace etkit::etrecord {
+namespace etkit::render {
+
+using namespace etkit::etrecord;
+
 namespace {
-
-// A DOT double-quoted string; "\n" in `text` becomes a centred line break.
-std::string q(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) >= 0x20) {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::string last_component(std::string_view qualified) {
   const size_t dot = qualified.rfind('.');
   return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
 }
 
+struct DotNode {
+  std::string id;
+  DotAttributes attributes;
+};
+
 struct Cluster {
   std::string path;
   std::string type;
-  std::vector<std::string> statements;
+  std::vector<DotNode> nodes;
   std::vector<std::unique_ptr<Cluster>> children;
 
   Cluster& child(const std::string& child_path, const std::string& child_type) {
@@ -46,13 +39,12 @@ struct Cluster {
     return *children.back();
   }
 
-  void emit(std::string& out, const std::string& indent) const {
-    for (const std::string& s : statements) out += indent + s + "\n";
+  void emit(DotWriter& out) const {
+    for (const DotNode& n : nodes) out.node(n.id, n.attributes);
     for (const auto& c : children) {
-      out += indent + "subgraph " + q("cluster_" + c->path) + " {\n";
-      out += indent + "  label=" + q(c->path + " (" + last_component(c->type) + ")") + ";\n";
-      c->emit(out, indent + "  ");
-      out += indent + "}\n";
+      out.begin_cluster(c->path, {{"label", c->path + " (" + last_component(c->type) + ")"}});
+      c->emit(out);
+      out.end_cluster();
     }
   }
 };
@@ -68,7 +60,7 @@ std::string graph_dot(const Program& program) {
   std::map<std::string, const InputSpec*> spec_of;
   for (const InputSpec& s : program.program.input_specs) spec_of[s.arg] = &s;
   std::map<std::string, Cluster*> cluster_of_path;
-  std::vector<std::pair<std::string, std::string>> owned;  // (module path, statement)
+  std::vector<std::pair<std::string, DotNode>> owned;  // (module path, node)
   for (const Argument& in : g.inputs) {
     for (const ArgItem& item : in.items) {
       const ArgRef* ref = std::get_if<ArgRef>(&item);
@@ -83,22 +75,21 @@ std::string graph_dot(const Program& program) {
       }
       const auto spec = spec_of.find(ref->name);
       const bool weight = spec != spec_of.end() && spec->second->kind != "user_input";
-      const std::string statement =
-          q(id) + " [shape=" + (weight ? "note, fillcolor=\"#eeeeee\"" : "ellipse, fillcolor=\"#fff4d6\"") +
-          ", label=" + q(label) + "];";
+      DotNode node{id,
+                   {{"shape", weight ? "note" : "ellipse"}, {"fillcolor", weight ? "#eeeeee" : "#fff4d6"}, {"label", label}}};
       const size_t dot = weight ? spec->second->target.rfind('.') : std::string::npos;
       if (dot != std::string::npos) {
-        owned.emplace_back(spec->second->target.substr(0, dot), statement);
+        owned.emplace_back(spec->second->target.substr(0, dot), std::move(node));
       } else {
-        root.statements.push_back(statement);
+        root.nodes.push_back(std::move(node));
       }
     }
   }
 
-  std::vector<std::string> edges;
+  std::vector<std::pair<std::string, std::string>> edges;
   std::set<std::pair<std::string, std::string>> seen;
   const auto edge = [&](const std::string& from, const std::string& to) {
-    if (seen.insert({from, to}).second) edges.push_back(q(from) + " -> " + q(to) + ";");
+    if (seen.insert({from, to}).second) edges.emplace_back(from, to);
   };
   for (const Node& n : g.nodes) {
     const std::string id = "n:" + n.name;
@@ -122,13 +113,13 @@ std::string graph_dot(const Program& program) {
         cluster_of_path.emplace(e.path, cluster);
       }
     }
-    cluster->statements.push_back(q(id) + " [label=" + q(label) + "];");
+    cluster->nodes.push_back(DotNode{id, {{"label", label}}});
   }
-  for (const auto& [path, statement] : owned) {
+  for (auto& [path, node] : owned) {
     const auto it = cluster_of_path.find(path);
-    (it == cluster_of_path.end() ? root : *it->second).statements.push_back(statement);
+    (it == cluster_of_path.end() ? root : *it->second).nodes.push_back(std::move(node));
   }
-  root.statements.push_back(q("output") + " [shape=ellipse, fillcolor=\"#fff4d6\", label=\"output\"];");
+  root.nodes.push_back(DotNode{"output", {{"shape", "ellipse"}, {"fillcolor", "#fff4d6"}, {"label", "output"}}});
   for (const Argument& out : g.outputs) {
     for (const ArgItem& item : out.items) {
       const ArgRef* ref = std::get_if<ArgRef>(&item);
@@ -137,13 +128,17 @@ std::string graph_dot(const Program& program) {
     }
   }
 
-  std::string dot = "digraph " + q(program.entry) + " {\n";
-  dot += "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=10, label=" + q(program.entry) + "];\n";
-  dot += "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#e8f0fe\", fontname=\"Helvetica\", fontsize=10];\n";
-  dot += "  edge [color=\"#555555\"];\n";
-  root.emit(dot, "  ");
-  for (const std::string& e : edges) dot += "  " + e + "\n";
-  return dot + "}\n";
+  DotWriter dot(program.entry);
+  dot.graph_attributes({{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"fontsize", "10"}, {"label", program.entry}});
+  dot.node_defaults({{"shape", "box"},
+                     {"style", "rounded,filled"},
+                     {"fillcolor", "#e8f0fe"},
+                     {"fontname", "Helvetica"},
+                     {"fontsize", "10"}});
+  dot.edge_defaults({{"color", "#555555"}});
+  root.emit(dot);
+  for (const auto& [from, to] : edges) dot.edge(from, to);
+  return dot.finish();
 }
 
-}  // namespace etkit::etrecord
+}  // namespace etkit::render

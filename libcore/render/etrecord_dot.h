@@ -8,8 +8,8 @@
 
 #include "libcore/formats/etrecord/etrecord.h"
 
-namespace etkit::etrecord {
+namespace etkit::render {
 
-std::string graph_dot(const Program& program);
+std::string graph_dot(const etrecord::Program& program);
 
-}  // namespace etkit::etrecord
+}  // namespace etkit::render
