@@ -1,23 +1,12 @@
 #include "libcore/compare/tensor_values.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 #include "libcore/formats/etdump/debug_buffer.h"
-#include "libcore/support/float16.h"
 
 namespace etkit::compare {
 namespace {
-
-template <typename T>
-void widen(ByteSpan bytes, std::vector<double>& out) {
-  for (size_t i = 0; i < out.size(); ++i) {
-    T v;
-    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-    out[i] = static_cast<double>(v);
-  }
-}
 
 // Sizes must be non-negative and their product small enough to index.
 Result<uint64_t> checked_numel(const std::vector<int64_t>& shape) {
@@ -40,30 +29,10 @@ Result<std::vector<double>> elements_as_double(ScalarType dtype, ByteSpan bytes)
                      std::string(scalar_type_name(int(dtype))) + " elements");
   }
   std::vector<double> out(bytes.size() / *elem);
-  switch (dtype) {
-    case ScalarType::kByte: widen<uint8_t>(bytes, out); break;
-    case ScalarType::kChar: widen<int8_t>(bytes, out); break;
-    case ScalarType::kShort: widen<int16_t>(bytes, out); break;
-    case ScalarType::kInt: widen<int32_t>(bytes, out); break;
-    case ScalarType::kLong: widen<int64_t>(bytes, out); break;
-    case ScalarType::kFloat: widen<float>(bytes, out); break;
-    case ScalarType::kDouble: widen<double>(bytes, out); break;
-    case ScalarType::kBits16: case ScalarType::kUInt16: widen<uint16_t>(bytes, out); break;
-    case ScalarType::kUInt32: widen<uint32_t>(bytes, out); break;
-    case ScalarType::kUInt64: widen<uint64_t>(bytes, out); break;
-    case ScalarType::kBool:
-      for (size_t i = 0; i < out.size(); ++i) out[i] = bytes[i] != 0 ? 1.0 : 0.0;
-      break;
-    case ScalarType::kHalf:
-    case ScalarType::kBFloat16:
-      for (size_t i = 0; i < out.size(); ++i) {
-        uint16_t bits;
-        std::memcpy(&bits, bytes.data() + 2 * i, 2);
-        out[i] = dtype == ScalarType::kHalf ? half_to_float(bits) : bfloat16_to_float(bits);
-      }
-      break;
-    default:
-      return unsupported("cannot compare " + std::string(scalar_type_name(int(dtype))) + " tensors");
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto value = element_as_double(dtype, bytes.data() + i * *elem);
+    if (!value) return unsupported("cannot compare " + std::string(scalar_type_name(int(dtype))) + " tensors");
+    out[i] = *value;
   }
   return out;
 }

@@ -1,6 +1,9 @@
 #include "libcore/formats/scalar_type.h"
 
 #include <array>
+#include <cstring>
+
+#include "libcore/support/float16.h"
 
 namespace etkit {
 namespace {
@@ -30,6 +33,31 @@ std::optional<size_t> element_size(int scalar_type) {
 std::string_view scalar_type_name(int scalar_type) {
   if (!is_valid_scalar_type(scalar_type)) return {};
   return kInfo[static_cast<size_t>(scalar_type)].name;
+}
+
+std::optional<double> element_as_double(ScalarType type, const uint8_t* p) {
+  auto load = [p](auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (type) {
+    case ScalarType::kByte: return double(load(uint8_t{}));
+    case ScalarType::kChar: return double(load(int8_t{}));
+    case ScalarType::kShort: return double(load(int16_t{}));
+    case ScalarType::kInt: return double(load(int32_t{}));
+    case ScalarType::kLong: return double(load(int64_t{}));
+    case ScalarType::kHalf: return double(half_to_float(load(uint16_t{})));
+    case ScalarType::kFloat: return double(load(float{}));
+    case ScalarType::kDouble: return load(double{});
+    case ScalarType::kBool: return *p != 0 ? 1.0 : 0.0;
+    case ScalarType::kBFloat16: return double(bfloat16_to_float(load(uint16_t{})));
+    case ScalarType::kBits16:
+    case ScalarType::kUInt16: return double(load(uint16_t{}));
+    case ScalarType::kUInt32: return double(load(uint32_t{}));
+    case ScalarType::kUInt64: return double(load(uint64_t{}));
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace etkit

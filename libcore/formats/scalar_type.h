@@ -25,4 +25,10 @@ std::optional<size_t> element_size(int scalar_type);
 // Schema name ("FLOAT"), or empty for unknown values.
 std::string_view scalar_type_name(int scalar_type);
 
+// The little-endian element at `p` as a double, for the plain numeric dtypes
+// (integers, bool as 0/1, half, bfloat16, float, double); nullopt for the
+// others (complex, quantized, bit-packed, float8). `p` must hold
+// element_size() bytes. int64 values beyond 2^53 round.
+std::optional<double> element_as_double(ScalarType type, const uint8_t* p);
+
 }  // namespace etkit

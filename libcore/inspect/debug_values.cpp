@@ -2,13 +2,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 
 #include "libcore/formats/etdump/debug_buffer.h"
 #include "libcore/formats/etdump/etdump_flatbuffer.h"
 #include "libcore/formats/flatbuffer_verify.h"
 #include "libcore/formats/scalar_type.h"
-#include "libcore/support/float16.h"
 
 namespace etkit::inspect {
 
@@ -39,27 +37,10 @@ bool is_floating(int scalar_type) {
   return t == ScalarType::kHalf || t == ScalarType::kFloat || t == ScalarType::kDouble;
 }
 
-// Element `i` of little-endian tensor bytes of a supported dtype.
+// Element `i` of little-endian tensor bytes of a dtype the Inspector supports.
 double element(int scalar_type, const uint8_t* data, size_t i) {
-  auto load = [&](auto zero) {
-    decltype(zero) v;
-    std::memcpy(&v, data + i * sizeof v, sizeof v);
-    return v;
-  };
-  switch (ScalarType(scalar_type)) {
-    case ScalarType::kByte: return double(load(uint8_t{}));
-    case ScalarType::kChar: return double(load(int8_t{}));
-    case ScalarType::kBool: return load(uint8_t{}) != 0 ? 1.0 : 0.0;
-    case ScalarType::kShort: return double(load(int16_t{}));
-    case ScalarType::kBits16:
-    case ScalarType::kUInt16: return double(load(uint16_t{}));
-    case ScalarType::kInt: return double(load(int32_t{}));
-    case ScalarType::kLong: return double(load(int64_t{}));
-    case ScalarType::kHalf: return double(half_to_float(load(uint16_t{})));
-    case ScalarType::kFloat: return double(load(float{}));
-    case ScalarType::kDouble: return load(double{});
-    default: return 0;
-  }
+  const auto type = ScalarType(scalar_type);
+  return element_as_double(type, data + i * element_size(scalar_type).value_or(1)).value_or(0.0);
 }
 
 Result<etdump::Tensor> inflate_tensor(const fb::Tensor* t, std::optional<ByteSpan> buffer) {
