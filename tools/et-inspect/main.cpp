@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
                  "start_time, index");
   app.add_option("--top", o.top, "at most N rows per block (sorted by avg unless --sort is given)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--filter", o.filter, "keep events whose name matches this regular expression (ECMAScript)");
+  app.add_option("--filter", o.filter, "keep events whose name matches this POSIX extended regular expression (searched anywhere in the name)");
   app.add_option("--block", o.block, "keep the blocks with this name (e.g. Execute)");
   app.add_option("--group-by", o.group_by, "op-type: count, total, average, share and cumulative share per op type")
       ->check(CLI::IsMember({"op-type"}));
