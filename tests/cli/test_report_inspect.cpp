@@ -134,6 +134,27 @@ TEST_CASE("et-inspect --format chrome-trace: one process per block, one track pe
   }
 }
 
+TEST_CASE("et-inspect --format chrome-trace warns about slices beyond the overlap lanes", "[report][trace][cli]") {
+  // 70 kernels of one run, kernel i spanning [10 i, 10 i + 10000): none
+  // nests in another, so 64 get a lane each and 6 share the overflow lane.
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  for (int32_t i = 0; i < 70; ++i) {
+    w.add_profile_event("native_call_k" + std::to_string(i) + ".out", 0, i, uint64_t(10 * i), uint64_t(10 * i + 10000));
+  }
+  const auto path = test::scratch_dir() / "staggered.etdp";
+  test::write_bytes(path, w.finish());
+  const auto r = test::run_tool("et-inspect", q(path) + " --format chrome-trace");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "et-inspect: warning: " + path.string() +
+                     ": process 'Execute', track 'run 0': 6 slices overlap more than 64 lanes deep and share the "
+                     "lane 'run 0 (overflow)', where they may not nest\n");
+  const json trace = json::parse(r.out);
+  size_t slices = 0;
+  for (const auto& e : trace["traceEvents"]) slices += e["ph"] == "X";
+  CHECK(slices == 70);
+}
+
 TEST_CASE("et-inspect --html writes a self-contained report with the run's numbers", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
   const auto html = dir / "report.html";

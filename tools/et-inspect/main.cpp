@@ -131,7 +131,8 @@ Result<int> run(const Options& o) {
   if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
   if (o.format == "chrome-trace") {
     ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
-    ETKIT_TRY(render::write_chrome_trace(trace, out->stream()));
+    ETKIT_ASSIGN_OR_RETURN(const auto warnings, render::write_chrome_trace(trace, out->stream()));
+    for (const std::string& warning : warnings) tools::print_warning(kTool, path + ": " + warning);
     ETKIT_TRY(out->commit());
     return tools::kExitOk;
   }
