@@ -326,6 +326,34 @@ TEST_CASE("et-inspect rejects bad input and usage with one line and exit 2", "[c
   CHECK(help.out.find("Exit codes:") != std::string::npos);
 }
 
+TEST_CASE("et-inspect rejects options the chosen output would ignore", "[cli][inspect]") {
+  const auto& f = files();
+  auto usage_error = [&](const std::string& args, const std::vector<std::string>& message_parts) {
+    INFO(args);
+    const auto r = test::run_tool("et-inspect", args + " " + q(f.etdp));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    for (const std::string& part : message_parts) CHECK(r.err.find(part) != std::string::npos);
+  };
+  // --find-total-for-module prints one number: no report, table or trace.
+  const auto html = f.dir / "total.html";
+  usage_error("--find-total-for-module fc1 --html " + q(html), {"--find-total-for-module", " excludes ", "--html"});
+  CHECK_FALSE(std::filesystem::exists(html));
+  for (const std::string option : {"--format csv", "--sort avg", "--top 1", "--filter conv", "--block Execute",
+                                   "--group-by op-type", "--columns event_name", "--source"}) {
+    const std::string name = option.substr(0, option.find(' '));
+    usage_error("--find-total-for-module fc1 " + option, {"--find-total-for-module", " excludes ", name});
+  }
+  // --program only draws the graph of the --html report.
+  usage_error("--program " + q(f.etdp), {"--program requires --html"});
+  // The trace holds every event of every block: the table's selections do not apply.
+  for (const std::string option : {"--sort avg", "--top 1", "--filter conv", "--block Execute", "--group-by op-type",
+                                   "--columns event_name", "--source"}) {
+    const std::string name = option.substr(0, option.find(' '));
+    usage_error("--format chrome-trace " + option, {name + " does not apply to --format chrome-trace"});
+  }
+}
+
 TEST_CASE("et-inspect leaves out blocks without events, with a warning", "[cli][inspect]") {
   const auto r = test::run_tool("et-inspect", "--format tsv " + q(files().outputs_only));
   CHECK(r.exit_code == 0);
