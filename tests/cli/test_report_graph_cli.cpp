@@ -53,17 +53,10 @@ const GraphFiles& graph_files() {
   return files;
 }
 
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
-
 }  // namespace
 
 TEST_CASE("et-graph writes the dataflow graph of a method as DOT", "[report][graph][cli]") {
-  const auto r = test::run_tool("et-graph", q(graph_files().pte));
+  const auto r = test::run_tool("et-graph", test::shell_quote(graph_files().pte));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("\"in_0\" -> \"i0\" [label=\"v0 FLOAT[2]\"];") != std::string::npos);
@@ -74,7 +67,8 @@ TEST_CASE("et-graph writes the dataflow graph of a method as DOT", "[report][gra
 }
 
 TEST_CASE("et-graph --etdump labels instructions with their time share", "[report][graph][cli]") {
-  const auto r = test::run_tool("et-graph", q(graph_files().pte) + " --etdump " + q(graph_files().etdump));
+  const auto r = test::run_tool(
+      "et-graph", test::shell_quote(graph_files().pte) + " --etdump " + test::shell_quote(graph_files().etdump));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // OPERATOR_CALL spans: 300 and 100 ns -> 75% and 25%.
@@ -83,12 +77,13 @@ TEST_CASE("et-graph --etdump labels instructions with their time share", "[repor
 }
 
 TEST_CASE("et-graph rejects an unknown method and an ETDump of another program", "[report][graph][cli]") {
-  auto r = test::run_tool("et-graph", q(graph_files().pte) + " --method nope");
+  auto r = test::run_tool("et-graph", test::shell_quote(graph_files().pte) + " --method nope");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-graph: error: " + graph_files().pte.string() + ": no method 'nope' (methods: forward)\n");
   CHECK(r.out.empty());
 
-  r = test::run_tool("et-graph", q(graph_files().pte) + " --etdump " + q(graph_files().foreign_etdump));
+  r = test::run_tool("et-graph", test::shell_quote(graph_files().pte) + " --etdump " +
+                                     test::shell_quote(graph_files().foreign_etdump));
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-graph: error: " + graph_files().foreign_etdump.string() +
                      ": has events for instruction #7, which method 'forward' does not have (an ETDump of another "
@@ -101,7 +96,8 @@ TEST_CASE("et-graph --format svg renders with Graphviz", "[report][graph][cli]")
     return;
   }
   const auto out = test::scratch_dir() / "graph.svg";
-  const auto r = test::run_tool("et-graph", q(graph_files().pte) + " --format svg -o " + q(out));
+  const auto r =
+      test::run_tool("et-graph", test::shell_quote(graph_files().pte) + " --format svg -o " + test::shell_quote(out));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto bytes = test::read_bytes(out);

@@ -17,13 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
-
 struct Files {
   std::filesystem::path pte, etdump;
 };
@@ -82,7 +75,7 @@ std::string read_text(const std::filesystem::path& p) {
 }  // namespace
 
 TEST_CASE("et-inspect --format chrome-trace: one process per block, one track per run", "[report][trace][cli]") {
-  const auto r = test::run_tool("et-inspect", q(files().etdump) + " --format chrome-trace");
+  const auto r = test::run_tool("et-inspect", test::shell_quote(files().etdump) + " --format chrome-trace");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json trace = json::parse(r.out);
@@ -144,7 +137,7 @@ TEST_CASE("et-inspect --format chrome-trace warns about slices beyond the overla
   }
   const auto path = test::scratch_dir() / "staggered.etdp";
   test::write_bytes(path, w.finish());
-  const auto r = test::run_tool("et-inspect", q(path) + " --format chrome-trace");
+  const auto r = test::run_tool("et-inspect", test::shell_quote(path) + " --format chrome-trace");
   CHECK(r.exit_code == 0);
   CHECK(r.err == "et-inspect: warning: " + path.string() +
                      ": process 'Execute', track 'run 0': 6 slices overlap more than 64 lanes deep and share the "
@@ -158,8 +151,8 @@ TEST_CASE("et-inspect --format chrome-trace warns about slices beyond the overla
 TEST_CASE("et-inspect --html writes a self-contained report with the run's numbers", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
   const auto html = dir / "report.html";
-  const auto r = test::run_tool(
-      "et-inspect", q(files().etdump) + " --html " + q(html) + " --program " + q(files().pte) + " -o /dev/null");
+  const auto r = test::run_tool("et-inspect", test::shell_quote(files().etdump) + " --html " + test::shell_quote(html) +
+                                                  " --program " + test::shell_quote(files().pte) + " -o /dev/null");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string text = read_text(html);
@@ -193,7 +186,9 @@ TEST_CASE("et-inspect --html writes a self-contained report with the run's numbe
 TEST_CASE("et-inspect --html: the table sorts in the browser (#sort= link)", "[report][html][browser][cli]") {
   const auto dir = test::scratch_dir();
   const auto html = dir / "report.html";
-  REQUIRE(test::run_tool("et-inspect", q(files().etdump) + " --html " + q(html) + " -o /dev/null").exit_code == 0);
+  REQUIRE(test::run_tool("et-inspect",
+                         test::shell_quote(files().etdump) + " --html " + test::shell_quote(html) + " -o /dev/null")
+              .exit_code == 0);
   const auto seen = test::open_in_browser(html, dir / "browser", "#sort=avg-desc");
   if (!seen) return;
   CHECK(seen->status == "ok");
@@ -210,8 +205,9 @@ TEST_CASE("et-inspect --html: the table sorts in the browser (#sort= link)", "[r
 
 TEST_CASE("et-inspect --html: an unreadable program is bad input, nothing written", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
-  const auto r = test::run_tool("et-inspect", q(files().etdump) + " --html " + q(dir / "r.html") + " --program " +
-                                                  q(files().etdump) + " -o /dev/null");
+  const auto r =
+      test::run_tool("et-inspect", test::shell_quote(files().etdump) + " --html " + test::shell_quote(dir / "r.html") +
+                                       " --program " + test::shell_quote(files().etdump) + " -o /dev/null");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-inspect: error: " + files().etdump.string() + ": is an ETDump, not a program\n");
   CHECK_FALSE(std::filesystem::exists(dir / "r.html"));
