@@ -61,3 +61,26 @@ TEST_CASE("report renders in headless Chromium without errors or network request
   CHECK(seen->dom.find("data-label=\"addmm\" data-value=\"0.070000000000000007\"") != std::string::npos);
   CHECK(seen->dom.find("id=\"node-i3\" data-share=\"0.11764705882352941\"") != std::string::npos);  // 0.04 / 0.34
 }
+
+TEST_CASE("check_report.sh: a missing report is a usage error (exit 2)", "[report][browser]") {
+  const auto dir = test::scratch_dir();
+  const std::string script = "bash " + std::string(ETKIT_SCRIPTS_DIR) + "/check_report.sh ";
+  for (const std::string name : {"missing.html", "missing.html#sort=avg-desc"}) {
+    const auto r = test::run_shell(script + test::shell_quote(dir / name) + " " + test::shell_quote(dir / "out"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("no such report: " + (dir / "missing.html").string()) != std::string::npos);
+  }
+}
+
+TEST_CASE("check_report.sh: a report whose path has spaces, '#' and '%' opens", "[report][browser]") {
+  const auto dir = test::scratch_dir() / "a b#c%d";
+  std::filesystem::create_directories(dir);
+  const auto html = dir / "report #1.html";
+  const std::string text = render::render_html_report(lenet_report());
+  test::write_bytes(html, std::vector<uint8_t>(text.begin(), text.end()));
+  for (const std::string fragment : {"", "#sort=avg-desc"}) {
+    const auto seen = test::open_in_browser(html, dir / "browser", fragment);
+    if (!seen) return;  // skipped: no Chromium
+    CHECK(seen->status == "ok");
+  }
+}
