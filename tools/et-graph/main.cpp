@@ -56,7 +56,7 @@ Result<int> run(const Options& o) {
   const std::string dot = render::program_graph_to_dot(*graph, options);
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (o.format == "dot") {
-    ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(dot.data()), dot.size())));
+    ETKIT_TRY(out->write_text(dot));
   } else {
     ETKIT_ASSIGN_OR_RETURN(auto rendered, render::render_dot(dot, o.format));
     ETKIT_TRY(out->write(ByteSpan(rendered)));

@@ -61,7 +61,7 @@ Status write_html(const Options& o, const inspect::Inspection& inspection, const
     sources.files.push_back({"program", program->file->path() + " (method " + sources.plan->name + ")"});
   }
   const std::string html = render::render_html_report(render::report_from_inspection(inspection, sources));
-  return write_file(o.html, ByteSpan(reinterpret_cast<const uint8_t*>(html.data()), html.size()));
+  return write_text_file(o.html, html);
 }
 
 // Problems with logged tensors belong to the debug buffer file.
@@ -140,7 +140,7 @@ Result<int> run(const Options& o) {
       tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
     const std::string total =
         inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
-    ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(total.data()), total.size())));
+    ETKIT_TRY(out->write_text(total));
     ETKIT_TRY(out->commit());
     return tools::kExitOk;
   }
