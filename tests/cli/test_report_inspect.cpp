@@ -9,6 +9,7 @@
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "libcore/render/html_report.h"
 #include "tests/cli/test_report_browser_check.h"
 #include "tests/support/test_support.h"
 
@@ -211,4 +212,23 @@ TEST_CASE("et-inspect --html: an unreadable program is bad input, nothing writte
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-inspect: error: " + files().etdump.string() + ": is an ETDump, not a program\n");
   CHECK_FALSE(std::filesystem::exists(dir / "r.html"));
+}
+
+TEST_CASE("et-inspect --html: events that do not fit the program are a warning and a note", "[report][html][cli]") {
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  w.add_profile_event("native_call_add.out", 0, 0, 110, 390);
+  w.add_profile_event("OPERATOR_CALL", 0, 0, 100, 400);
+  const auto dir = test::scratch_dir();
+  const auto dump = dir / "add.etdp";
+  test::write_bytes(dump, w.finish());
+  const auto html = dir / "report.html";
+  const auto r = test::run_tool("et-inspect", test::shell_quote(dump) + " --html " + test::shell_quote(html) +
+                                                  " --program " + test::shell_quote(files().pte) + " -o /dev/null");
+  CHECK(r.exit_code == 0);
+  const std::string warning =
+      "block 0: 1 of 2 instruction events do not fit method 'forward' (an ETDump of another method or program?), "
+      "e.g. 'native_call_add.out' at #0, which is aten::mul.out";
+  CHECK(r.err == "et-inspect: warning: " + dump.string() + ": " + warning + "\n");
+  CHECK(read_text(html).find(render::html_escape(warning)) != std::string::npos);
 }

@@ -60,6 +60,10 @@ Status write_html(const Options& o, const inspect::Inspection& inspection, const
     if (!sources.plan) return bad_input("the program has no methods").at_file(program->file->path());
     sources.files.push_back({"program", program->file->path() + " (method " + sources.plan->name + ")"});
   }
+  // The report notes them too; the terminal should not hide them.
+  for (const auto& warning : render::main_block(inspection, sources.plan).warnings) {
+    tools::print_warning(kTool, etdump_path + ": " + warning);
+  }
   const std::string html = render::render_html_report(render::report_from_inspection(inspection, sources));
   return write_text_file(o.html, html);
 }
