@@ -213,9 +213,9 @@ class Builder {
     data_.unit = std::string(inspect::time_scale_name(in_.target_time_scale));
     auto factor = inspect::time_scale_factor(in_.source_time_scale, in_.target_time_scale);
     factor_ = factor ? *factor : 1;
-    auto main = main_block(in_, sources_.plan);
-    main_ = main.block;
-    data_.notes = std::move(main.warnings);
+    auto chosen = main_block(in_, sources_.plan);
+    main_ = chosen.block;
+    data_.notes = std::move(chosen.warnings);
     rows();
     if (main_) {
       instruction_times();
@@ -423,11 +423,11 @@ class Builder {
 }  // namespace
 
 TimeShares instruction_time_shares(const inspect::Inspection& inspection, const pte::ExecutionPlan* plan) {
-  auto main = main_block(inspection, plan);
+  auto chosen = main_block(inspection, plan);
   TimeShares out;
-  out.warnings = std::move(main.warnings);
-  if (!main.block) return out;
-  out.share = block_instruction_times(inspection.blocks[*main.block]).time;
+  out.warnings = std::move(chosen.warnings);
+  if (!chosen.block) return out;
+  out.share = block_instruction_times(inspection.blocks[*chosen.block]).time;
   double total = 0;
   for (const auto& [ref, avg] : out.share) total += avg;
   for (auto& [ref, share] : out.share) share = total > 0 ? share / total : 0;

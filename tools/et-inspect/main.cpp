@@ -84,8 +84,9 @@ Status check_has_events(const inspect::Inspection& inspection, const std::string
     }
     events += block.events.size();
   }
-  if (events == 0)
+  if (events == 0) {
     return Error{ErrorKind::kBadInput, path, {}, "no events to inspect (every block is empty or has no events vector)"};
+  }
   return {};
 }
 
@@ -140,8 +141,9 @@ Result<int> run(const Options& o) {
 
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (!o.find_total_for_module.empty()) {
-    if (!links)
+    if (!links) {
       tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
+    }
     const std::string total =
         inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
     ETKIT_TRY(out->write_text(total));
@@ -235,8 +237,9 @@ int main(int argc, char** argv) {
   auto* program =
       app.add_option("--program", o.program, "with --html: the profiled program (.pte/.bpte), to draw its graph");
   // Options the chosen output would silently ignore are usage errors.
-  for (CLI::Option* ignored : {html, format, sort, top, filter, block, group_by, columns, source})
+  for (CLI::Option* ignored : {html, format, sort, top, filter, block, group_by, columns, source}) {
     total->excludes(ignored);
+  }
   program->needs(html);
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
 }
