@@ -87,6 +87,21 @@ void BM_ChromeTrace(benchmark::State& state) {
 }
 BENCHMARK(BM_ChromeTrace)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// The worst case for lane assignment: every slice starts inside all earlier
+// ones and ends after them, so none nests and each wants its own lane.
+void BM_ChromeTraceStaggered(benchmark::State& state) {
+  render::TraceInput input;
+  render::TraceTrack track{"run 0", {}};
+  const auto n = static_cast<uint64_t>(state.range(0));
+  for (uint64_t i = 0; i < n; ++i) track.slices.push_back({"OPERATOR_CALL", "Execute", i, n, 1, {}});
+  input.processes.push_back({"Execute", {track}});
+  std::FILE* null = std::fopen("/dev/null", "w");
+  for (auto _ : state) benchmark::DoNotOptimize(render::write_chrome_trace(input, null).ok());
+  std::fclose(null);
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ChromeTraceStaggered)->Arg(20000)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -7,13 +7,43 @@
 #   OUT_DIR/screenshot.png  the first WIDTHxHEIGHT pixels of the page
 # Prints the report's self-check line and the console message count.
 # Exit: 0 the page rendered (status "ok") without console messages,
-#       1 it did not, 2 usage, 77 Chromium is not installed (skip).
+#       1 it did not, 2 usage (or no such report), 77 Chromium is not
+#       installed (skip).
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
   echo "usage: $0 REPORT.html[#FRAGMENT] OUT_DIR [WIDTHxHEIGHT]" >&2
   exit 2
 fi
+# REPORT may carry a URL fragment (report.html#sort=avg-desc); a fragment
+# holds no '#', so a file name with one still works.
+report=$1
+fragment=""
+if [ ! -f "$report" ]; then
+  case "$1" in *'#'*) report=${1%#*} fragment="#${1##*#}" ;; esac
+fi
+if [ ! -f "$report" ]; then
+  echo "$0: no such report: $report" >&2
+  exit 2
+fi
+report=$(realpath "$report")
+out=$2
+size=${3:-1400x2000}
+
+# A path as a file: URL path: every byte but the unreserved ones and '/'
+# percent-encoded (spaces, '#', '%', non-ASCII).
+url_path() {
+  local byte encoded=""
+  for byte in $(printf '%s' "$1" | od -An -v -tx1); do
+    case $byte in
+      2[d-f] | 3[0-9] | 4[1-9a-f] | 5[0-9a] | 5f | 6[1-9a-f] | 7[0-9a] | 7e) encoded+=$(printf "\\x$byte") ;;
+      *) encoded+="%${byte^^}" ;;
+    esac
+  done
+  printf '%s' "$encoded"
+}
+url="file://$(url_path "$report")$fragment"
+
 browser=${CHROMIUM:-}
 if [ -z "$browser" ]; then
   for candidate in chromium chromium-browser; do
@@ -25,12 +55,6 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 
-# REPORT may carry a URL fragment (report.html#sort=avg-desc).
-fragment=""
-case "$1" in *'#'*) fragment="#${1#*#}" ;; esac
-report=$(realpath "${1%%#*}")
-out=$2
-size=${3:-1400x2000}
 mkdir -p "$out"
 
 profile=$(mktemp -d)
@@ -46,14 +70,14 @@ flags=(
   --enable-logging=stderr --v=0 --virtual-time-budget=5000
 )
 
-timeout 120 "$browser" "${flags[@]}" --log-net-log="$out/netlog.json" --dump-dom "file://$report$fragment" \
+timeout 120 "$browser" "${flags[@]}" --log-net-log="$out/netlog.json" --dump-dom "$url" \
   >"$out/dom.html" 2>"$out/chromium.log" || {
   echo "chromium failed (exit $?); its log:"
   tail -n 20 "$out/chromium.log"
   exit 1
 }
 timeout 120 "$browser" "${flags[@]}" --window-size="${size/x/,}" --screenshot="$out/screenshot.png" \
-  "file://$report$fragment" >/dev/null 2>>"$out/chromium.log" || {
+  "$url" >/dev/null 2>>"$out/chromium.log" || {
   echo "chromium failed to take the screenshot (exit $?)"
   exit 1
 }

@@ -373,6 +373,9 @@ Group& Builder::find_or_create_group(std::string_view name, int32_t bundled) {
     const EventSignature& signature = signatures_[run_signatures_[i]];
     Event& event = group.block.events[i];
     event.instruction_id = signature.instruction_id;
+    // The signature leaves the chain out; the slot's data (the last equal
+    // signature of the run) has it.
+    event.chain_index = keys_.key(run_slots_[i].key).chain.bits;
     if (signature.profile) apply_signature(event, *signature.profile);
     // Durations are computed between the two signatures (Event._gen_from_inference_events).
     group.delegated_timing[i] = event.is_delegated_op;

@@ -48,6 +48,11 @@ struct DebugValue {
 struct Event {
   std::string name;
   int32_t instruction_id = 0;  // Event._instruction_id: raw, 0 for framework events
+  // Not in the Python model, which drops it: the ETDump's chain_index of the
+  // kept sample's instruction (-1 for framework events; a DebugEvent's u64
+  // -1 reads back as -1 too). Together with instruction_id it names the
+  // instruction in the program.
+  int64_t chain_index = 0;
   DelegateId delegate_debug_identifier;
   bool is_delegated_op = false;
   // perf_data.raw: durations in the target unit, one per run in run order;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <regex>
 
 #include "libcore/inspect/debug_values.h"
 #include "libcore/inspect/py_format.h"
 #include "libcore/inspect/source_info.h"
+#include "libcore/support/posix_regex.h"
 
 namespace etkit::inspect {
 
@@ -77,13 +77,9 @@ std::vector<TableRow> printed_rows(const Inspection& inspection) {
 }
 
 Status filter_by_name(std::vector<TableRow>& rows, const Inspection& inspection, const std::string& regex) {
-  std::regex re;
-  try {
-    re = std::regex(regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return Error{ErrorKind::kUsage, {}, {}, "invalid --filter regular expression '" + regex + "': " + e.what()};
-  }
-  std::erase_if(rows, [&](const TableRow& row) { return !std::regex_search(event_of(inspection, row).name, re); });
+  auto re = PosixRegex::compile(regex);
+  if (!re) return std::move(re).error().in("--filter");
+  std::erase_if(rows, [&](const TableRow& row) { return !re->search(event_of(inspection, row).name); });
   return {};
 }
 

@@ -26,7 +26,7 @@ struct TableRow {
 // numbered 0..N-1 (the frame after reset_index).
 std::vector<TableRow> printed_rows(const Inspection& inspection);
 
-// Keeps rows whose event name matches `regex` (ECMAScript, searched
+// Keeps rows whose event name matches `regex` (POSIX extended, searched
 // anywhere in the name); an invalid expression is a usage error.
 Status filter_by_name(std::vector<TableRow>& rows, const Inspection& inspection, const std::string& regex);
 void filter_by_block(std::vector<TableRow>& rows, const Inspection& inspection, const std::string& block_name);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace etkit::inspect {
@@ -38,6 +39,7 @@ constexpr size_t kNumpyBufferSize = 8192;
 
 double percentile_of_sorted(const std::vector<double>& sorted, double q) {
   const size_t n = sorted.size();
+  if (n == 0) return std::numeric_limits<double>::quiet_NaN();
   const double v = double(n - 1) * (q / 100.0);
   if (v >= double(n - 1)) return sorted.back();
   const double lo_floor = std::floor(v);
@@ -66,6 +68,10 @@ double mean(std::span<const double> samples) {
 }
 
 PerfStats compute_stats(std::span<const double> samples) {
+  if (samples.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan, nan, nan, nan, nan};
+  }
   std::vector<double> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end());
   PerfStats s;

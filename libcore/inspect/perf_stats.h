@@ -13,13 +13,14 @@ struct PerfStats {
   double p10 = 0, p50 = 0, p90 = 0, avg = 0, min = 0, max = 0;
 };
 
+// Without samples every statistic is NaN (an event without samples has no
+// PerfData at all, so the Inspector never asks).
+
 // numpy.percentile(samples, q) with the default method; q in [0, 100].
-// `samples` must not be empty.
 double percentile(std::span<const double> samples, double q);
 // numpy.mean(samples) (numpy < 2.3: the sum runs over chunks of 8192).
 double mean(std::span<const double> samples);
-// All six; `samples` must not be empty (an event without samples has no
-// PerfData at all).
+// All six.
 PerfStats compute_stats(std::span<const double> samples);
 
 }  // namespace etkit::inspect

@@ -33,9 +33,15 @@ std::string ticks_to_us(uint64_t ticks, const TraceTimeScale& scale) {
 
 namespace {
 
-// Splits a track's slices into lanes in which they nest strictly; each lane
-// lists slice indices in start order (parents before children).
-std::vector<std::vector<size_t>> nest_into_lanes(const std::vector<TraceSlice>& slices) {
+// A track's slices split into lanes in which they nest strictly, each lane
+// listing slice indices in start order (parents before children), and the
+// slices that found no room in kMaxTraceLanes lanes.
+struct Lanes {
+  std::vector<std::vector<size_t>> nested;
+  std::vector<size_t> overflow;
+};
+
+Lanes nest_into_lanes(const std::vector<TraceSlice>& slices) {
   std::vector<size_t> order(slices.size());
   std::iota(order.begin(), order.end(), 0);
   auto end_of = [&](size_t i) {  // saturating: a malformed slice must not wrap around
@@ -47,23 +53,27 @@ std::vector<std::vector<size_t>> nest_into_lanes(const std::vector<TraceSlice>& 
     if (end_of(a) != end_of(b)) return end_of(a) > end_of(b);
     return slices[a].level < slices[b].level;
   });
-  std::vector<std::vector<size_t>> lanes;
+  Lanes lanes;
   std::vector<std::vector<uint64_t>> open_ends;  // per lane: ends of the enclosing slices
   for (size_t i : order) {
     size_t lane = 0;
-    for (; lane < lanes.size(); ++lane) {
+    for (; lane < lanes.nested.size(); ++lane) {
       auto& ends = open_ends[lane];
       while (!ends.empty() && ends.back() <= slices[i].start) ends.pop_back();
       if (ends.empty() || ends.back() >= end_of(i)) break;
     }
-    if (lane == lanes.size()) {
-      lanes.emplace_back();
+    if (lane == kMaxTraceLanes) {
+      lanes.overflow.push_back(i);
+      continue;
+    }
+    if (lane == lanes.nested.size()) {
+      lanes.nested.emplace_back();
       open_ends.emplace_back();
     }
-    lanes[lane].push_back(i);
+    lanes.nested[lane].push_back(i);
     open_ends[lane].push_back(end_of(i));
   }
-  if (lanes.empty()) lanes.emplace_back();  // an empty track still gets its name
+  if (lanes.nested.empty()) lanes.nested.emplace_back();  // an empty track still gets its name
   return lanes;
 }
 
@@ -140,7 +150,8 @@ void slice(JsonWriter& w, const TraceSlice& s, size_t pid, size_t tid, const Tra
 
 }  // namespace
 
-Status write_chrome_trace(const TraceInput& input, std::FILE* out) {
+Result<std::vector<std::string>> write_chrome_trace(const TraceInput& input, std::FILE* out) {
+  std::vector<std::string> warnings;
   JsonWriter w(out, false);
   w.begin_object();
   w.key("traceEvents");
@@ -152,13 +163,23 @@ Status write_chrome_trace(const TraceInput& input, std::FILE* out) {
     metadata(w, "process_sort_index", pid, 0, static_cast<int64_t>(p));
     size_t tid = 0;
     for (const auto& track : process.tracks) {
-      const auto lanes = nest_into_lanes(track.slices);
-      for (size_t lane = 0; lane < lanes.size(); ++lane) {
+      const Lanes lanes = nest_into_lanes(track.slices);
+      auto lane = [&](const std::string& name, const std::vector<size_t>& slices) {
         ++tid;
-        metadata(w, "thread_name", pid, tid,
-                 lane == 0 ? track.name : track.name + " (overlap " + std::to_string(lane) + ")");
+        metadata(w, "thread_name", pid, tid, name);
         metadata(w, "thread_sort_index", pid, tid, static_cast<int64_t>(tid));
-        for (size_t i : lanes[lane]) slice(w, track.slices[i], pid, tid, input.scale);
+        for (size_t i : slices) slice(w, track.slices[i], pid, tid, input.scale);
+      };
+      for (size_t l = 0; l < lanes.nested.size(); ++l) {
+        lane(l == 0 ? track.name : track.name + " (overlap " + std::to_string(l) + ")", lanes.nested[l]);
+      }
+      if (!lanes.overflow.empty()) {
+        const std::string name = track.name + " (overflow)";
+        lane(name, lanes.overflow);
+        warnings.push_back("process '" + process.name + "', track '" + track.name + "': " +
+                           std::to_string(lanes.overflow.size()) + " slices overlap more than " +
+                           std::to_string(kMaxTraceLanes) + " lanes deep and share the lane '" + name +
+                           "', where they may not nest");
       }
     }
   }
@@ -180,7 +201,7 @@ Status write_chrome_trace(const TraceInput& input, std::FILE* out) {
   w.flush();
   if (w.broken_pipe()) return Error{ErrorKind::kBrokenPipe, "<stdout>", {}, "broken pipe"};
   if (w.failed()) return io_error("<output>", "cannot write the trace");
-  return {};
+  return warnings;
 }
 
 }  // namespace etkit::render

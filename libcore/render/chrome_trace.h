@@ -4,7 +4,10 @@
 // with ts/dur in microseconds, converted exactly from the ticks by a power of
 // ten. Perfetto needs the slices of one thread to nest strictly, so a track
 // whose slices partially overlap is split into extra lanes ("<track>
-// (overlap 1)", ...) rather than written as an invalid trace.
+// (overlap 1)", ...) rather than written as an invalid trace. Placing a slice
+// tries each lane, so the lanes are capped (kMaxTraceLanes) to keep
+// pathological tracks from going quadratic: the slices beyond the cap share
+// one last lane "<track> (overflow)", with a warning.
 #pragma once
 
 #include <cstdint>
@@ -63,10 +66,13 @@ struct TraceInput {
   TraceTimeScale scale;
 };
 
+// Nesting lanes per track, before the overflow lane.
+inline constexpr size_t kMaxTraceLanes = 64;
+
 // Writes {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}:
 // process pid = index + 1, thread tids numbered from 1 within each process,
 // names and sort order as "M" metadata events, then each lane's slices by
-// start time.
-Status write_chrome_trace(const TraceInput& input, std::FILE* out);
+// start time. Returns warnings (one per track that needed the overflow lane).
+Result<std::vector<std::string>> write_chrome_trace(const TraceInput& input, std::FILE* out);
 
 }  // namespace etkit::render

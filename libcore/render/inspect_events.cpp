@@ -1,6 +1,7 @@
 #include "libcore/render/inspect_events.h"
 
 #include <array>
+#include <limits>
 #include <string_view>
 
 namespace etkit::render {
@@ -22,7 +23,8 @@ EventLevel event_level(const inspect::Event& event) {
 
 std::optional<InstructionRef> event_instruction(const inspect::Event& event) {
   if (event_level(event) == EventLevel::kMethod || event.instruction_id < 0) return std::nullopt;
-  return InstructionRef{0, event.instruction_id};
+  if (event.chain_index < 0 || event.chain_index > std::numeric_limits<int32_t>::max()) return std::nullopt;
+  return InstructionRef{static_cast<int32_t>(event.chain_index), event.instruction_id};
 }
 
 }  // namespace etkit::render

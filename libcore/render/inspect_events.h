@@ -18,8 +18,8 @@ namespace etkit::render {
 enum class EventLevel { kMethod = 0, kInstruction = 1, kKernel = 2, kDelegate = 3 };
 EventLevel event_level(const inspect::Event& event);
 
-// The instruction an event belongs to: none for method-level events. The
-// Inspector drops chain indices, so the instruction is taken from chain 0.
+// The instruction an event belongs to, (chain_index, instruction_id): none
+// for method-level events and outside any chain (a negative chain index).
 std::optional<InstructionRef> event_instruction(const inspect::Event& event);
 
 }  // namespace etkit::render

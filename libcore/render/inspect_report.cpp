@@ -22,24 +22,81 @@ size_t timed_events(const inspect::EventBlock& block) {
       std::count_if(block.events.begin(), block.events.end(), [](const auto& e) { return e.has_perf_data(); }));
 }
 
-std::optional<size_t> main_block(const inspect::Inspection& inspection) {
-  std::optional<size_t> best;
-  for (size_t b = 0; b < inspection.blocks.size(); ++b) {
-    const auto& block = inspection.blocks[b];
-    if (block.name == "Execute" && timed_events(block) > 0 &&
-        (!best || block.run_count > inspection.blocks[*best].run_count)) {
-      best = b;
-    }
+// An instruction as the program has it: "aten::convolution.out", "a call of
+// delegate XnnpackBackend", "a move", ...
+std::string describe_instruction(const pte::Instruction& instr, const pte::ExecutionPlan& plan) {
+  if (const auto* k = std::get_if<pte::KernelCall>(&instr)) {
+    if (k->op_index < 0 || static_cast<size_t>(k->op_index) >= plan.operators.size()) return "a kernel call";
+    return plan.operators[static_cast<size_t>(k->op_index)].full_name();
   }
-  if (best) return best;
-  for (size_t b = 0; b < inspection.blocks.size(); ++b) {
-    if (timed_events(inspection.blocks[b]) > 0 &&
-        (!best || timed_events(inspection.blocks[b]) > timed_events(inspection.blocks[*best]))) {
-      best = b;
+  if (const auto* d = std::get_if<pte::DelegateCall>(&instr)) {
+    if (d->delegate_index < 0 || static_cast<size_t>(d->delegate_index) >= plan.delegates.size()) {
+      return "a delegate call";
     }
+    return "a call of delegate " + plan.delegates[static_cast<size_t>(d->delegate_index)].id;
   }
-  return best;
+  if (std::holds_alternative<pte::MoveCall>(instr)) return "a move";
+  if (std::holds_alternative<pte::JumpFalseCall>(instr)) return "a jump_false";
+  return "a free";
 }
+
+// Whether `event` can come from `instr`. The runtime names a kernel's event
+// native_call_<schema name without namespace>[.<overload>] and an
+// instruction's scope after the instruction kind (runtime_events.md §2.2).
+bool event_fits(const inspect::Event& event, const pte::Instruction& instr, const pte::ExecutionPlan& plan) {
+  switch (event_level(event)) {
+    case EventLevel::kMethod: return true;
+    case EventLevel::kDelegate: return std::holds_alternative<pte::DelegateCall>(instr);
+    case EventLevel::kInstruction:
+      if (event.name == "OPERATOR_CALL") return std::holds_alternative<pte::KernelCall>(instr);
+      if (event.name == "DELEGATE_CALL") return std::holds_alternative<pte::DelegateCall>(instr);
+      if (event.name == "JF_CALL") return std::holds_alternative<pte::JumpFalseCall>(instr);
+      if (event.name == "MOVE_CALL") return std::holds_alternative<pte::MoveCall>(instr);
+      return std::holds_alternative<pte::FreeCall>(instr);
+    case EventLevel::kKernel: break;
+  }
+  const auto* k = std::get_if<pte::KernelCall>(&instr);
+  if (!k) return false;
+  constexpr std::string_view kPrefix = "native_call_";
+  if (event.name.rfind(kPrefix, 0) != 0) return true;  // a library-registered kernel: any name
+  if (k->op_index < 0 || static_cast<size_t>(k->op_index) >= plan.operators.size()) return false;
+  const auto& op = plan.operators[static_cast<size_t>(k->op_index)];
+  const size_t ns = op.name.rfind("::");
+  std::string schema = ns == std::string::npos ? op.name : op.name.substr(ns + 2);
+  if (!op.overload.empty()) schema += "." + op.overload;
+  return std::string_view(event.name).substr(kPrefix.size()) == schema;
+}
+
+// How the events of a block that name an instruction fit a method.
+struct Fit {
+  size_t events = 0;
+  size_t misfits = 0;
+  std::string first_misfit;  // "'native_call_relu.out' at #3, which is aten::convolution.out"
+};
+
+Fit block_fit(const inspect::EventBlock& block, const pte::ExecutionPlan& plan) {
+  Fit fit;
+  for (const auto& event : block.events) {
+    const auto ref = event_instruction(event);
+    if (!ref) continue;
+    ++fit.events;
+    const pte::Instruction* instr = nullptr;
+    if (static_cast<size_t>(ref->chain) < plan.chains.size()) {
+      const auto& chain = plan.chains[static_cast<size_t>(ref->chain)];
+      if (static_cast<size_t>(ref->instruction) < chain.instructions.size()) {
+        instr = &chain.instructions[static_cast<size_t>(ref->instruction)];
+      }
+    }
+    if (instr && event_fits(event, *instr, plan)) continue;
+    if (fit.misfits++ == 0) {
+      fit.first_misfit = "'" + event.name + "' at " + instruction_label(*ref) + ", which " +
+                         (instr ? "is " + describe_instruction(*instr, plan) : "the method does not have");
+    }
+  }
+  return fit;
+}
+
+std::string runs(size_t count) { return std::to_string(count) + (count == 1 ? " run" : " runs"); }
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -99,6 +156,54 @@ InstructionTimes block_instruction_times(const inspect::EventBlock& block) {
   return out;
 }
 
+}  // namespace
+
+MainBlock main_block(const inspect::Inspection& inspection, const pte::ExecutionPlan* plan) {
+  MainBlock out;
+  std::vector<size_t> executes;
+  std::vector<Fit> fits(inspection.blocks.size());
+  for (size_t b = 0; b < inspection.blocks.size(); ++b) {
+    const auto& block = inspection.blocks[b];
+    if (block.name != "Execute" || timed_events(block) == 0) continue;
+    executes.push_back(b);
+    if (plan) fits[b] = block_fit(block, *plan);
+  }
+  for (size_t b : executes) {
+    const auto& best = out.block;
+    if (!best || fits[b].misfits < fits[*best].misfits ||
+        (fits[b].misfits == fits[*best].misfits &&
+         inspection.blocks[b].run_count > inspection.blocks[*best].run_count)) {
+      out.block = b;
+    }
+  }
+  if (!out.block) {
+    for (size_t b = 0; b < inspection.blocks.size(); ++b) {
+      if (timed_events(inspection.blocks[b]) > 0 &&
+          (!out.block || timed_events(inspection.blocks[b]) > timed_events(inspection.blocks[*out.block]))) {
+        out.block = b;
+      }
+    }
+    if (out.block && plan) fits[*out.block] = block_fit(inspection.blocks[*out.block], *plan);
+  }
+  if (!out.block) return out;
+  const size_t b = *out.block;
+  if (executes.size() > 1) {
+    out.warnings.push_back("the ETDump has " + std::to_string(executes.size()) +
+                           " 'Execute' blocks with different events (runs of other methods, or runs that took "
+                           "other paths): the times are from block " +
+                           std::to_string(b) + " (" + runs(inspection.blocks[b].run_count) + ")" +
+                           (plan ? ", the one that fits method '" + plan->name + "' best" : ""));
+  }
+  if (plan && fits[b].misfits > 0) {
+    out.warnings.push_back("block " + std::to_string(b) + ": " + std::to_string(fits[b].misfits) + " of " +
+                           std::to_string(fits[b].events) + " instruction events do not fit method '" + plan->name +
+                           "' (an ETDump of another method or program?), e.g. " + fits[b].first_misfit);
+  }
+  return out;
+}
+
+namespace {
+
 class Builder {
  public:
   Builder(const inspect::Inspection& inspection, const ReportSources& sources) : in_(inspection), sources_(sources) {}
@@ -108,7 +213,9 @@ class Builder {
     data_.unit = std::string(inspect::time_scale_name(in_.target_time_scale));
     auto factor = inspect::time_scale_factor(in_.source_time_scale, in_.target_time_scale);
     factor_ = factor ? *factor : 1;
-    main_ = main_block(in_);
+    auto chosen = main_block(in_, sources_.plan);
+    main_ = chosen.block;
+    data_.notes = std::move(chosen.warnings);
     rows();
     if (main_) {
       instruction_times();
@@ -277,8 +384,7 @@ class Builder {
     s.push_back({"event blocks", std::to_string(in_.blocks.size())});
     if (!main_) return;
     const auto& block = in_.blocks[*main_];
-    s.push_back({"main block", block.name + " (block " + std::to_string(*main_) + "), " +
-                                   std::to_string(block.run_count) + " run" + (block.run_count == 1 ? "" : "s")});
+    s.push_back({"main block", block.name + " (block " + std::to_string(*main_) + "), " + runs(block.run_count)});
     for (const auto& event : block.events) {
       if (event.name == "Method::execute" && event.has_perf_data()) {
         const auto stats = event.stats();
@@ -316,15 +422,16 @@ class Builder {
 
 }  // namespace
 
-std::map<InstructionRef, double> instruction_time_shares(const inspect::Inspection& inspection) {
-  std::map<InstructionRef, double> shares;
-  const auto main = main_block(inspection);
-  if (!main) return shares;
-  shares = block_instruction_times(inspection.blocks[*main]).time;
+TimeShares instruction_time_shares(const inspect::Inspection& inspection, const pte::ExecutionPlan* plan) {
+  auto chosen = main_block(inspection, plan);
+  TimeShares out;
+  out.warnings = std::move(chosen.warnings);
+  if (!chosen.block) return out;
+  out.share = block_instruction_times(inspection.blocks[*chosen.block]).time;
   double total = 0;
-  for (const auto& [ref, avg] : shares) total += avg;
-  for (auto& [ref, share] : shares) share = total > 0 ? share / total : 0;
-  return shares;
+  for (const auto& [ref, avg] : out.share) total += avg;
+  for (auto& [ref, share] : out.share) share = total > 0 ? share / total : 0;
+  return out;
 }
 
 ReportData report_from_inspection(const inspect::Inspection& inspection, const ReportSources& sources) {

@@ -180,10 +180,13 @@ class Builder {
   // Whether `v` (or every element of a list) holds a value before the call.
   bool has_value(int32_t v) const {
     const auto tensors = tensors_of(v);
-    // Scalars and lists of scalars are literals in the program.
+    // Scalars and lists of scalars are literals in the program; so is a
+    // list item that is not a tensor (the program validator checks list
+    // items' indices, not their types).
     if (tensors.empty()) return true;
     return std::all_of(tensors.begin(), tensors.end(), [&](int32_t t) {
-      return producer_.count(t) > 0 || is_constant_tensor(std::get<pte::Tensor>(plan_.values[static_cast<size_t>(t)]));
+      const auto* tensor = std::get_if<pte::Tensor>(&plan_.values[static_cast<size_t>(t)]);
+      return !tensor || producer_.count(t) > 0 || is_constant_tensor(*tensor);
     });
   }
 

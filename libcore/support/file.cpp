@@ -115,6 +115,10 @@ Status OutputFile::write(ByteSpan bytes) {
   return {};
 }
 
+Status OutputFile::write_text(std::string_view text) {
+  return write(ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
 Error OutputFile::write_error() const {
   if (errno == EPIPE) return Error{ErrorKind::kBrokenPipe, path_, {}, "broken pipe"};
   return io_error(path_, "cannot write: " + errno_text());
@@ -149,6 +153,10 @@ Status write_file(const std::string& path, ByteSpan bytes) {
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(path));
   ETKIT_TRY(out->write(bytes));
   return out->commit();
+}
+
+Status write_text_file(const std::string& path, std::string_view text) {
+  return write_file(path, ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 }  // namespace etkit

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "libcore/support/bytes.h"
 #include "libcore/support/result.h"
@@ -55,6 +56,7 @@ class OutputFile {
 
   std::FILE* stream() { return stream_; }
   Status write(ByteSpan bytes);
+  Status write_text(std::string_view text);
   Status commit();
   const std::string& path() const { return path_; }
 
@@ -68,7 +70,8 @@ class OutputFile {
   bool in_place_ = false;  // stdout or a non-regular file: no temp file
 };
 
-// Writes `bytes` to `path` atomically.
+// Writes `bytes` (or `text`) to `path` atomically.
 Status write_file(const std::string& path, ByteSpan bytes);
+Status write_text_file(const std::string& path, std::string_view text);
 
 }  // namespace etkit

@@ -37,13 +37,6 @@ const DemoFiles& demo_files() {
 }
 
 // Shell-quotes a path (built with += to dodge GCC 12's -Wrestrict false positive).
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
-
 // One line "et-dump-decode: error: <file>: ..." and nothing on stdout.
 void check_one_line_error(const test::CommandResult& r, const std::string& file) {
   CHECK(r.exit_code == 2);
@@ -57,20 +50,20 @@ void check_one_line_error(const test::CommandResult& r, const std::string& file)
 TEST_CASE("decodes each kind to compact JSON on stdout", "[cli]") {
   const auto& f = demo_files();
   for (const auto& path : {f.pte, f.bpte, f.etdp}) {
-    auto r = test::run_tool("et-dump-decode", q(path));
+    auto r = test::run_tool("et-dump-decode", test::shell_quote(path));
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
     CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);  // compact: one line
     CHECK_NOTHROW(json::parse(r.out));
   }
-  auto pretty = test::run_tool("et-dump-decode", "--pretty " + q(f.etdp));
+  auto pretty = test::run_tool("et-dump-decode", "--pretty " + test::shell_quote(f.etdp));
   CHECK(pretty.out.rfind("{\n  \"version\": 0,\n  \"run_data\": [\n", 0) == 0);
 }
 
 TEST_CASE("reads standard input for -", "[cli]") {
   const auto& f = demo_files();
-  auto from_file = test::run_tool("et-dump-decode", q(f.pte));
+  auto from_file = test::run_tool("et-dump-decode", test::shell_quote(f.pte));
   auto from_stdin = test::run_tool("et-dump-decode", "-", f.pte.string());
   CHECK(from_stdin.exit_code == 0);
   CHECK(from_stdin.out == from_file.out);
@@ -78,7 +71,8 @@ TEST_CASE("reads standard input for -", "[cli]") {
 
 TEST_CASE("jsonl mode prints one event per line with its block", "[cli]") {
   const auto& f = demo_files();
-  auto r = test::run_tool("et-dump-decode", "--jsonl --debug-buffer " + q(f.debug) + " --max-values 1 " + q(f.etdp));
+  auto r = test::run_tool("et-dump-decode", "--jsonl --debug-buffer " + test::shell_quote(f.debug) +
+                                                " --max-values 1 " + test::shell_quote(f.etdp));
   REQUIRE(r.exit_code == 0);
   // Default: 2 events; 3 Execute blocks of 14 x 2 kernel events + Method::execute + 1 output.
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2 + 3 * 30);
@@ -94,13 +88,14 @@ TEST_CASE("encode writes the binary back and the JSON round trip is lossless", "
   const auto& f = demo_files();
   const auto dir = test::scratch_dir();
   for (const auto& path : {f.pte, f.bpte, f.etdp}) {
-    auto first = test::run_tool("et-dump-decode", q(path) + " -o " + q(dir / "a.json"));
+    auto first = test::run_tool("et-dump-decode", test::shell_quote(path) + " -o " + test::shell_quote(dir / "a.json"));
     REQUIRE(first.exit_code == 0);
-    auto enc = test::run_tool("et-dump-decode", "--encode " + q(dir / "a.json") + " -o " + q(dir / "b.bin"));
+    auto enc = test::run_tool(
+        "et-dump-decode", "--encode " + test::shell_quote(dir / "a.json") + " -o " + test::shell_quote(dir / "b.bin"));
     INFO(enc.err);
     REQUIRE(enc.exit_code == 0);
-    auto again = test::run_tool("et-dump-decode", q(dir / "b.bin"));
-    CHECK(again.out == test::run_tool("et-dump-decode", q(path)).out);
+    auto again = test::run_tool("et-dump-decode", test::shell_quote(dir / "b.bin"));
+    CHECK(again.out == test::run_tool("et-dump-decode", test::shell_quote(path)).out);
   }
 }
 
@@ -109,29 +104,31 @@ TEST_CASE("bad input: one line naming the file, exit 2, no partial output", "[cl
   const auto dir = test::scratch_dir();
 
   test::write_bytes(dir / "unknown.bin", std::vector<uint8_t>(64, 'x'));
-  auto r = test::run_tool("et-dump-decode", q(dir / "unknown.bin"));
+  auto r = test::run_tool("et-dump-decode", test::shell_quote(dir / "unknown.bin"));
   check_one_line_error(r, (dir / "unknown.bin").string());
   CHECK(r.err.find("unknown file identifier 'xxxx'") != std::string::npos);
 
   auto bytes = test::read_bytes(f.etdp);
   bytes.resize(bytes.size() / 2);
   test::write_bytes(dir / "truncated.etdp", bytes);
-  r = test::run_tool("et-dump-decode", q(dir / "truncated.etdp"));
+  r = test::run_tool("et-dump-decode", test::shell_quote(dir / "truncated.etdp"));
   check_one_line_error(r, (dir / "truncated.etdp").string());
   CHECK(r.err.find("truncated") != std::string::npos);
 
   auto buffer = test::read_bytes(f.debug);
   buffer.resize(buffer.size() - 1);
   test::write_bytes(dir / "short.bin", buffer);
-  r = test::run_tool("et-dump-decode", "--debug-buffer " + q(dir / "short.bin") + " " + q(f.etdp));
+  r = test::run_tool("et-dump-decode",
+                     "--debug-buffer " + test::shell_quote(dir / "short.bin") + " " + test::shell_quote(f.etdp));
   check_one_line_error(r, (dir / "short.bin").string());
   CHECK(r.err.find("debug buffer too short") != std::string::npos);
 
-  r = test::run_tool("et-dump-decode", q(dir / "missing.pte"));
+  r = test::run_tool("et-dump-decode", test::shell_quote(dir / "missing.pte"));
   check_one_line_error(r, (dir / "missing.pte").string());
 
   std::ofstream(dir / "bad.json") << "{\"run_data\": [}";
-  r = test::run_tool("et-dump-decode", "--encode " + q(dir / "bad.json") + " -o " + q(dir / "out.etdp"));
+  r = test::run_tool("et-dump-decode",
+                     "--encode " + test::shell_quote(dir / "bad.json") + " -o " + test::shell_quote(dir / "out.etdp"));
   check_one_line_error(r, (dir / "bad.json").string());
   CHECK_FALSE(std::filesystem::exists(dir / "out.etdp"));
   // No temp file is left behind either.
@@ -139,7 +136,7 @@ TEST_CASE("bad input: one line naming the file, exit 2, no partial output", "[cl
     CHECK(entry.path().filename().string().find("etkit-tmp") == std::string::npos);
   }
 
-  r = test::run_tool("et-dump-decode", "--debug-buffer " + q(f.debug) + " " + q(f.pte));
+  r = test::run_tool("et-dump-decode", "--debug-buffer " + test::shell_quote(f.debug) + " " + test::shell_quote(f.pte));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--debug-buffer applies to ETDumps only") != std::string::npos);
 }
@@ -163,10 +160,14 @@ TEST_CASE("every ETDump and bundled program fixture round-trips losslessly", "[c
                            "bpte/lenet_tutorial.bpte"}) {
     INFO(name);
     const auto path = test::fixture(name);
-    auto first = test::run_tool("et-dump-decode", q(path) + " -o " + q(dir / "a.json"));
+    auto first = test::run_tool("et-dump-decode", test::shell_quote(path) + " -o " + test::shell_quote(dir / "a.json"));
     REQUIRE(first.exit_code == 0);
-    REQUIRE(test::run_tool("et-dump-decode", "--encode " + q(dir / "a.json") + " -o " + q(dir / "b.bin")).exit_code == 0);
-    REQUIRE(test::run_tool("et-dump-decode", q(dir / "b.bin") + " -o " + q(dir / "c.json")).exit_code == 0);
+    REQUIRE(test::run_tool("et-dump-decode",
+                           "--encode " + test::shell_quote(dir / "a.json") + " -o " + test::shell_quote(dir / "b.bin"))
+                .exit_code == 0);
+    REQUIRE(
+        test::run_tool("et-dump-decode", test::shell_quote(dir / "b.bin") + " -o " + test::shell_quote(dir / "c.json"))
+            .exit_code == 0);
     CHECK(test::read_bytes(dir / "a.json") == test::read_bytes(dir / "c.json"));
   }
 }
@@ -179,10 +180,12 @@ TEST_CASE("program fixtures round-trip except the derived header sizes", "[cli][
     const auto path = entry.path();
     if (path.filename() == "add_mul_old_identifier_et02.pte") continue;
     INFO(path.string());
-    auto first = test::run_tool("et-dump-decode", q(path) + " -o " + q(dir / "a.json"));
+    auto first = test::run_tool("et-dump-decode", test::shell_quote(path) + " -o " + test::shell_quote(dir / "a.json"));
     REQUIRE(first.exit_code == 0);
-    REQUIRE(test::run_tool("et-dump-decode", "--encode " + q(dir / "a.json") + " -o " + q(dir / "b.pte")).exit_code == 0);
-    auto again = test::run_tool("et-dump-decode", q(dir / "b.pte"));
+    REQUIRE(test::run_tool("et-dump-decode",
+                           "--encode " + test::shell_quote(dir / "a.json") + " -o " + test::shell_quote(dir / "b.pte"))
+                .exit_code == 0);
+    auto again = test::run_tool("et-dump-decode", test::shell_quote(dir / "b.pte"));
     REQUIRE(again.exit_code == 0);
     std::ifstream in(dir / "a.json");
     json a = json::parse(in), b = json::parse(again.out);
@@ -203,7 +206,7 @@ TEST_CASE("program fixtures round-trip except the derived header sizes", "[cli][
 TEST_CASE("the ET02 program is refused with the identifier found and supported", "[cli][fixtures]") {
   ETKIT_REQUIRE_FIXTURES();
   const auto path = test::fixture("pte/add_mul_old_identifier_et02.pte");
-  auto r = test::run_tool("et-dump-decode", q(path));
+  auto r = test::run_tool("et-dump-decode", test::shell_quote(path));
   check_one_line_error(r, path.string());
   CHECK(r.err.find("program identifier 'ET02' is not supported (supported: ET12)") != std::string::npos);
 }
@@ -211,21 +214,25 @@ TEST_CASE("the ET02 program is refused with the identifier found and supported",
 TEST_CASE("special output files are written in place and a closed pipe ends quietly", "[cli]") {
   const auto& f = demo_files();
   // -o /dev/null must not replace the device with a regular file.
-  auto r = test::run_tool("et-dump-decode", q(f.etdp) + " -o /dev/null");
+  auto r = test::run_tool("et-dump-decode", test::shell_quote(f.etdp) + " -o /dev/null");
   CHECK(r.exit_code == 0);
   CHECK_FALSE(std::filesystem::is_regular_file("/dev/null"));
   // A FIFO gets the same JSON as a regular file does.
-  REQUIRE(test::run_tool("et-dump-decode", q(f.etdp) + " -o " + q(f.dir / "decoded-for-fifo.json")).exit_code == 0);
+  REQUIRE(test::run_tool("et-dump-decode",
+                         test::shell_quote(f.etdp) + " -o " + test::shell_quote(f.dir / "decoded-for-fifo.json"))
+              .exit_code == 0);
   const auto dir = test::scratch_dir();
   const auto fifo = dir / "fifo";
-  REQUIRE(test::run_shell("mkfifo " + q(fifo)).exit_code == 0);
-  auto through = test::run_shell("cat " + q(fifo) + " > " + q(dir / "got.json") + " & " + std::string(ETKIT_TOOLS_DIR) +
-                                 "/et-dump-decode " + q(f.etdp) + " -o " + q(fifo) + "; wait");
+  REQUIRE(test::run_shell("mkfifo " + test::shell_quote(fifo)).exit_code == 0);
+  auto through = test::run_shell("cat " + test::shell_quote(fifo) + " > " + test::shell_quote(dir / "got.json") +
+                                 " & " + std::string(ETKIT_TOOLS_DIR) + "/et-dump-decode " + test::shell_quote(f.etdp) +
+                                 " -o " + test::shell_quote(fifo) + "; wait");
   CHECK(through.exit_code == 0);
   CHECK(test::read_bytes(dir / "got.json") == test::read_bytes(f.dir / "decoded-for-fifo.json"));
   CHECK(std::filesystem::is_fifo(fifo));
   // `| head -c 10` closes the pipe early: no error message, exit 0.
-  auto head = test::run_shell(std::string(ETKIT_TOOLS_DIR) + "/et-dump-decode " + q(f.etdp) + " --jsonl | head -c 10");
+  auto head = test::run_shell(std::string(ETKIT_TOOLS_DIR) + "/et-dump-decode " + test::shell_quote(f.etdp) +
+                              " --jsonl | head -c 10");
   CHECK(head.err.empty());
   CHECK(head.out.size() == 10);
 }

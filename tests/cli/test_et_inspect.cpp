@@ -18,13 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -114,7 +107,7 @@ void check_one_line_error(const test::CommandResult& r, const std::string& start
 }  // namespace
 
 TEST_CASE("et-inspect prints print_data_tabular's table by default", "[cli][inspect]") {
-  const auto r = test::run_tool("et-inspect", q(files().etdp));
+  const auto r = test::run_tool("et-inspect", test::shell_quote(files().etdp));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
@@ -125,14 +118,14 @@ TEST_CASE("et-inspect prints print_data_tabular's table by default", "[cli][insp
   CHECK(lines[0].rfind("╒════╤", 0) == 0);
   CHECK(lines[1].find("│ event_name                  │   p10 (ms) │") != std::string::npos);
   // conv: 0.003, 0.005, 0.007 ms; p10 = 0.003 + 0.002 * 0.2 = 0.0034.
-  CHECK(lines[5].find("│ native_call_convolution.out │     0.0034 │      0.005 │     0.0066 │      0.005 │      0.003 │      0.007 │") !=
-        std::string::npos);
+  CHECK(lines[5].find("│ native_call_convolution.out │     0.0034 │      0.005 │     0.0066 │      0.005 │      0.003 "
+                      "│      0.007 │") != std::string::npos);
   CHECK(lines[5].find("[1000100, 2000100, 3000100]") != std::string::npos);
   CHECK(r.out.find("OPERATOR_CALL") == std::string::npos);
 }
 
 TEST_CASE("et-inspect --format tsv, csv, markdown, json, jsonl", "[cli][inspect]") {
-  const auto tsv = test::run_tool("et-inspect", "--format tsv " + q(files().etdp));
+  const auto tsv = test::run_tool("et-inspect", "--format tsv " + test::shell_quote(files().etdp));
   CHECK(tsv.exit_code == 0);
   auto lines = lines_of(tsv.out);
   REQUIRE(lines.size() == 5);
@@ -143,18 +136,18 @@ TEST_CASE("et-inspect --format tsv, csv, markdown, json, jsonl", "[cli][inspect]
   CHECK(lines[2] == "1\tExecute\tnative_call_convolution.out\t0.0034000000000000002\t0.005\t0.0066\t0.005\t0.003\t"
                     "0.007\t[]\tFalse\t\t[1000100, 2000100, 3000100]");
 
-  const auto csv = test::run_tool("et-inspect", "--format csv " + q(files().etdp));
+  const auto csv = test::run_tool("et-inspect", "--format csv " + test::shell_quote(files().etdp));
   lines = lines_of(csv.out);
   REQUIRE(lines.size() == 5);
   CHECK(lines[3] == "2,Execute,native_call_relu.out,0.001,0.001,0.001,0.001,0.001,0.001,[],False,,"
                     "\"[1010000, 2010000, 3010000]\"");
 
-  const auto md = test::run_tool("et-inspect", "--format markdown " + q(files().etdp));
+  const auto md = test::run_tool("et-inspect", "--format markdown " + test::shell_quote(files().etdp));
   lines = lines_of(md.out);
   REQUIRE(lines.size() == 6);
   CHECK(lines[1].rfind("|---:|:---", 0) == 0);
 
-  const auto js = test::run_tool("et-inspect", "--format json " + q(files().etdp));
+  const auto js = test::run_tool("et-inspect", "--format json " + test::shell_quote(files().etdp));
   CHECK(js.exit_code == 0);
   const json doc = json::parse(js.out);
   CHECK(doc["format"] == "etkit.inspect/1");
@@ -168,7 +161,7 @@ TEST_CASE("et-inspect --format tsv, csv, markdown, json, jsonl", "[cli][inspect]
   CHECK(conv["debug_data"][0]["type"] == "tensor");
   CHECK(conv["debug_data"][0]["tensor"]["dtype"] == "FLOAT");
 
-  const auto jl = test::run_tool("et-inspect", "--format jsonl " + q(files().etdp));
+  const auto jl = test::run_tool("et-inspect", "--format jsonl " + test::shell_quote(files().etdp));
   const auto rows = jsonl(jl.out);
   REQUIRE(rows.size() == 4);
   CHECK(rows[3]["name"] == "Method::execute");
@@ -177,7 +170,7 @@ TEST_CASE("et-inspect --format tsv, csv, markdown, json, jsonl", "[cli][inspect]
 }
 
 TEST_CASE("et-inspect --sort, --top, --filter, --block", "[cli][inspect]") {
-  auto r = test::run_tool("et-inspect", "--format jsonl --sort avg " + q(files().etdp));
+  auto r = test::run_tool("et-inspect", "--format jsonl --sort avg " + test::shell_quote(files().etdp));
   auto rows = jsonl(r.out);
   REQUIRE(rows.size() == 4);
   // Sorted within each block, blocks in order; indices kept.
@@ -187,17 +180,17 @@ TEST_CASE("et-inspect --sort, --top, --filter, --block", "[cli][inspect]") {
   CHECK(rows[2]["name"] == "native_call_convolution.out");
   CHECK(rows[3]["name"] == "native_call_relu.out");
 
-  r = test::run_tool("et-inspect", "--format jsonl --top 1 --block Execute " + q(files().etdp));
+  r = test::run_tool("et-inspect", "--format jsonl --top 1 --block Execute " + test::shell_quote(files().etdp));
   rows = jsonl(r.out);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["name"] == "Method::execute");
 
-  r = test::run_tool("et-inspect", "--format jsonl --sort name " + q(files().etdp));
+  r = test::run_tool("et-inspect", "--format jsonl --sort name " + test::shell_quote(files().etdp));
   rows = jsonl(r.out);
   CHECK(rows[1]["name"] == "Method::execute");
   CHECK(rows[2]["name"] == "native_call_convolution.out");
 
-  r = test::run_tool("et-inspect", "--format jsonl --filter 'relu|init' " + q(files().etdp));
+  r = test::run_tool("et-inspect", "--format jsonl --filter 'relu|init' " + test::shell_quote(files().etdp));
   rows = jsonl(r.out);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0]["name"] == "Method::init");
@@ -205,8 +198,31 @@ TEST_CASE("et-inspect --sort, --top, --filter, --block", "[cli][inspect]") {
   CHECK(rows[1]["index"] == 2);
 }
 
+TEST_CASE("et-inspect --filter matches a 200 KB event name without exhausting the stack", "[cli][inspect]") {
+  // libstdc++'s std::regex recursed once per character of the name here.
+  const std::string long_name = "conv" + std::string(200'000, 'x');
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  w.add_profile_event(long_name, 0, 0, 100, 300);
+  w.add_profile_event("relu", 0, 1, 300, 400);
+  const auto path = test::scratch_dir() / "long_name.etdp";
+  test::write_bytes(path, w.finish());
+
+  const auto r = test::run_tool("et-inspect", "--format jsonl --filter 'conv.*' " + test::shell_quote(path));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const auto rows = jsonl(r.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["name"] == long_name);
+  // POSIX extended syntax: alternation and anchors; a name without a match is dropped.
+  const auto relu =
+      jsonl(test::run_tool("et-inspect", "--format jsonl --filter '^(relu|gelu)$' " + test::shell_quote(path)).out);
+  REQUIRE(relu.size() == 1);
+  CHECK(relu[0]["name"] == "relu");
+}
+
 TEST_CASE("et-inspect --group-by op-type totals per op type", "[cli][inspect]") {
-  const auto r = test::run_tool("et-inspect", "--group-by op-type --format json " + q(files().etdp));
+  const auto r = test::run_tool("et-inspect", "--group-by op-type --format json " + test::shell_quote(files().etdp));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   const json doc = json::parse(r.out);
@@ -222,18 +238,19 @@ TEST_CASE("et-inspect --group-by op-type totals per op type", "[cli][inspect]") 
   CHECK(rows[1]["op_type"] == "relu.out");
   CHECK(rows[1]["cumulative (%)"].get<double>() == Approx(100.0));
 
-  const auto table = test::run_tool("et-inspect", "--group-by op-type " + q(files().etdp));
+  const auto table = test::run_tool("et-inspect", "--group-by op-type " + test::shell_quote(files().etdp));
   CHECK(table.out.find("│ op_type         │   count │   total (ms) │") != std::string::npos);
 }
 
 TEST_CASE("et-inspect time scales and --exclude-warmup", "[cli][inspect]") {
-  auto r = test::run_tool("et-inspect", "--format jsonl --target-time-scale us " + q(files().etdp));
+  auto r = test::run_tool("et-inspect", "--format jsonl --target-time-scale us " + test::shell_quote(files().etdp));
   auto rows = jsonl(r.out);
   CHECK(rows[1]["perf_data"]["raw"] == json::array({3.0, 5.0, 7.0}));
-  r = test::run_tool("et-inspect", "--format jsonl --source-time-scale us --target-time-scale s " + q(files().etdp));
+  r = test::run_tool("et-inspect",
+                     "--format jsonl --source-time-scale us --target-time-scale s " + test::shell_quote(files().etdp));
   rows = jsonl(r.out);
   CHECK(rows[1]["perf_data"]["raw"][0].get<double>() == 3000 / 1e6);
-  r = test::run_tool("et-inspect", "--format jsonl --exclude-warmup 1 " + q(files().etdp));
+  r = test::run_tool("et-inspect", "--format jsonl --exclude-warmup 1 " + test::shell_quote(files().etdp));
   rows = jsonl(r.out);
   CHECK(rows[1]["perf_data"]["raw"] == json::array({0.005, 0.007}));
   // Method::init had one sample: none left, so its stats are missing.
@@ -241,31 +258,34 @@ TEST_CASE("et-inspect time scales and --exclude-warmup", "[cli][inspect]") {
 }
 
 TEST_CASE("et-inspect --debug-buffer adds a debug_data summary column", "[cli][inspect]") {
-  const auto r = test::run_tool("et-inspect", "--debug-buffer " + q(files().debug) + " " + q(files().etdp));
+  const auto r = test::run_tool(
+      "et-inspect", "--debug-buffer " + test::shell_quote(files().debug) + " " + test::shell_quote(files().etdp));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("│ debug_data ") != std::string::npos);
   CHECK(r.out.find("float32[2] min=-2 max=1.5 mean=-0.25 [1.5, -2]") != std::string::npos);
-  const auto one = test::run_tool("et-inspect", "--max-values 1 --format tsv --debug-buffer " + q(files().debug) + " " +
-                                                   q(files().etdp));
+  const auto one =
+      test::run_tool("et-inspect", "--max-values 1 --format tsv --debug-buffer " + test::shell_quote(files().debug) +
+                                       " " + test::shell_quote(files().etdp));
   CHECK(one.out.find("float32[2] min=-2 max=1.5 mean=-0.25 [1.5, ...]") != std::string::npos);
 
   // A buffer too short for the logged tensor: the error names the buffer.
   const auto short_buffer = files().dir / "short.bin";
   test::write_bytes(short_buffer, std::vector<uint8_t>(3));
-  const auto bad = test::run_tool("et-inspect", "--debug-buffer " + q(short_buffer) + " " + q(files().etdp));
+  const auto bad = test::run_tool(
+      "et-inspect", "--debug-buffer " + test::shell_quote(short_buffer) + " " + test::shell_quote(files().etdp));
   check_one_line_error(bad, short_buffer.string() + ": run_data[1].events[0]");
 }
 
 TEST_CASE("et-inspect --find-total-for-module prints Python's float", "[cli][inspect]") {
-  const auto r = test::run_tool("et-inspect", "--find-total-for-module fc1 " + q(files().etdp));
+  const auto r = test::run_tool("et-inspect", "--find-total-for-module fc1 " + test::shell_quote(files().etdp));
   CHECK(r.exit_code == 0);
   CHECK(r.out == "0.0\n");
   CHECK(r.err.find("warning: no ETRecord") != std::string::npos);
 }
 
 TEST_CASE("et-inspect reads standard input for -", "[cli][inspect]") {
-  const auto from_file = test::run_tool("et-inspect", "--format tsv " + q(files().etdp));
+  const auto from_file = test::run_tool("et-inspect", "--format tsv " + test::shell_quote(files().etdp));
   const auto from_stdin = test::run_tool("et-inspect", "--format tsv -", files().etdp.string());
   CHECK(from_stdin.exit_code == 0);
   CHECK(from_stdin.out == from_file.out);
@@ -273,28 +293,35 @@ TEST_CASE("et-inspect reads standard input for -", "[cli][inspect]") {
 
 TEST_CASE("et-inspect -o writes the file", "[cli][inspect]") {
   const auto out = files().dir / "table.tsv";
-  const auto r = test::run_tool("et-inspect", "--format tsv -o " + q(out) + " " + q(files().etdp));
+  const auto r =
+      test::run_tool("et-inspect", "--format tsv -o " + test::shell_quote(out) + " " + test::shell_quote(files().etdp));
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
-  const auto stdout_run = test::run_tool("et-inspect", "--format tsv " + q(files().etdp));
+  const auto stdout_run = test::run_tool("et-inspect", "--format tsv " + test::shell_quote(files().etdp));
   const auto bytes = test::read_bytes(out);
   CHECK(std::string(bytes.begin(), bytes.end()) == stdout_run.out);
 }
 
 TEST_CASE("et-inspect rejects bad input and usage with one line and exit 2", "[cli][inspect]") {
   const auto& f = files();
-  check_one_line_error(test::run_tool("et-inspect", q(f.dir / "missing.etdp")), (f.dir / "missing.etdp").string());
+  check_one_line_error(test::run_tool("et-inspect", test::shell_quote(f.dir / "missing.etdp")),
+                       (f.dir / "missing.etdp").string());
   const auto junk = f.dir / "junk.etdp";
   test::write_bytes(junk, std::vector<uint8_t>(100, 7));
-  check_one_line_error(test::run_tool("et-inspect", q(junk)), junk.string() + ": not an ETDump");
-  check_one_line_error(test::run_tool("et-inspect", q(f.alloc)), f.alloc.string() + ": run_data[0].events[0]: allocation event");
-  check_one_line_error(test::run_tool("et-inspect", q(f.empty)), f.empty.string() + ": no events to inspect");
-  check_one_line_error(test::run_tool("et-inspect", "--source-time-scale cycles " + q(f.etdp)),
+  check_one_line_error(test::run_tool("et-inspect", test::shell_quote(junk)), junk.string() + ": not an ETDump");
+  check_one_line_error(test::run_tool("et-inspect", test::shell_quote(f.alloc)),
+                       f.alloc.string() + ": run_data[0].events[0]: allocation event");
+  check_one_line_error(test::run_tool("et-inspect", test::shell_quote(f.empty)),
+                       f.empty.string() + ": no events to inspect");
+  check_one_line_error(test::run_tool("et-inspect", "--source-time-scale cycles " + test::shell_quote(f.etdp)),
                        "cannot convert between cycles and a time unit");
-  check_one_line_error(test::run_tool("et-inspect", "--filter '(' " + q(f.etdp)), "invalid --filter");
-  check_one_line_error(test::run_tool("et-inspect", "--sort speed " + q(f.etdp)), "unknown sort key 'speed'");
-  check_one_line_error(test::run_tool("et-inspect", "--group-by op-type --sort avg " + q(f.etdp)), "--sort applies");
-  const auto bad_format = test::run_tool("et-inspect", "--format xml " + q(f.etdp));
+  check_one_line_error(test::run_tool("et-inspect", "--filter '(' " + test::shell_quote(f.etdp)),
+                       "--filter: invalid regular expression '(': ");
+  check_one_line_error(test::run_tool("et-inspect", "--sort speed " + test::shell_quote(f.etdp)),
+                       "unknown sort key 'speed'");
+  check_one_line_error(test::run_tool("et-inspect", "--group-by op-type --sort avg " + test::shell_quote(f.etdp)),
+                       "--sort applies");
+  const auto bad_format = test::run_tool("et-inspect", "--format xml " + test::shell_quote(f.etdp));
   CHECK(bad_format.exit_code == 2);
   CHECK(bad_format.out.empty());
   CHECK(test::run_tool("et-inspect", "").exit_code == 2);
@@ -303,8 +330,37 @@ TEST_CASE("et-inspect rejects bad input and usage with one line and exit 2", "[c
   CHECK(help.out.find("Exit codes:") != std::string::npos);
 }
 
+TEST_CASE("et-inspect rejects options the chosen output would ignore", "[cli][inspect]") {
+  const auto& f = files();
+  auto usage_error = [&](const std::string& args, const std::vector<std::string>& message_parts) {
+    INFO(args);
+    const auto r = test::run_tool("et-inspect", args + " " + test::shell_quote(f.etdp));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    for (const std::string& part : message_parts) CHECK(r.err.find(part) != std::string::npos);
+  };
+  // --find-total-for-module prints one number: no report, table or trace.
+  const auto html = f.dir / "total.html";
+  usage_error("--find-total-for-module fc1 --html " + test::shell_quote(html),
+              {"--find-total-for-module", " excludes ", "--html"});
+  CHECK_FALSE(std::filesystem::exists(html));
+  for (const std::string option : {"--format csv", "--sort avg", "--top 1", "--filter conv", "--block Execute",
+                                   "--group-by op-type", "--columns event_name", "--source"}) {
+    const std::string name = option.substr(0, option.find(' '));
+    usage_error("--find-total-for-module fc1 " + option, {"--find-total-for-module", " excludes ", name});
+  }
+  // --program only draws the graph of the --html report.
+  usage_error("--program " + test::shell_quote(f.etdp), {"--program requires --html"});
+  // The trace holds every event of every block: the table's selections do not apply.
+  for (const std::string option : {"--sort avg", "--top 1", "--filter conv", "--block Execute", "--group-by op-type",
+                                   "--columns event_name", "--source"}) {
+    const std::string name = option.substr(0, option.find(' '));
+    usage_error("--format chrome-trace " + option, {name + " does not apply to --format chrome-trace"});
+  }
+}
+
 TEST_CASE("et-inspect leaves out blocks without events, with a warning", "[cli][inspect]") {
-  const auto r = test::run_tool("et-inspect", "--format tsv " + q(files().outputs_only));
+  const auto r = test::run_tool("et-inspect", "--format tsv " + test::shell_quote(files().outputs_only));
   CHECK(r.exit_code == 0);
   CHECK(lines_of(r.out).size() == 2);
   CHECK(r.err == "et-inspect: warning: " + files().outputs_only.string() +
@@ -318,7 +374,7 @@ TEST_CASE("et-inspect reads the fixtures and the demo dump", "[cli][inspect][fix
   run.log_program_output = true;
   const auto demo = files().dir / "demo.etdp";
   test::write_bytes(demo, demo::synthetic_etdump(run, &buffer));
-  const auto r = test::run_tool("et-inspect", "--format jsonl " + q(demo));
+  const auto r = test::run_tool("et-inspect", "--format jsonl " + test::shell_quote(demo));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   const auto rows = jsonl(r.out);
@@ -326,12 +382,12 @@ TEST_CASE("et-inspect reads the fixtures and the demo dump", "[cli][inspect][fix
   CHECK(rows[2]["perf_data"]["raw"].size() == 4);
 
   ETKIT_REQUIRE_FIXTURES();
-  const auto lenet = test::run_tool("et-inspect", q(test::fixture("etdump/lenet_tutorial.etdp")));
+  const auto lenet = test::run_tool("et-inspect", test::shell_quote(test::fixture("etdump/lenet_tutorial.etdp")));
   CHECK(lenet.exit_code == 0);
   CHECK(lines_of(lenet.out).size() == 3 + 17 * 2);
   const auto mobilenet =
       test::run_tool("et-inspect", "--block Execute --filter GEMM --format tsv " +
-                                       q(test::fixture("etdump/mobilenet_v2_xnnpack.etdp")));
+                                       test::shell_quote(test::fixture("etdump/mobilenet_v2_xnnpack.etdp")));
   CHECK(mobilenet.exit_code == 0);
   CHECK(lines_of(mobilenet.out).size() == 1 + 36);  // 35 "... GEMM #n" and one "IGEMM #1"
 }
@@ -345,10 +401,12 @@ TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph
   auto record = demo::lenet_etrecord(program);
   REQUIRE(record.ok());
   test::write_bytes(dir / "lenet.etrecord", *record);
-  const auto run = test::run_tool("et-run", q(dir / "lenet.pte") + " -q --iterations 2 --etdump " + q(dir / "run.etdp"));
+  const auto run = test::run_tool("et-run", test::shell_quote(dir / "lenet.pte") + " -q --iterations 2 --etdump " +
+                                                test::shell_quote(dir / "run.etdp"));
   REQUIRE(run.exit_code == 0);
 
-  const std::string args = "--etrecord " + q(dir / "lenet.etrecord") + " " + q(dir / "run.etdp");
+  const std::string args =
+      "--etrecord " + test::shell_quote(dir / "lenet.etrecord") + " " + test::shell_quote(dir / "run.etdp");
   const auto r = test::run_tool("et-inspect", "--format jsonl " + args);
   INFO(r.err);
   CHECK(r.exit_code == 0);
@@ -390,7 +448,8 @@ TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph
 
   // Grouped by the ETRecord's op types (each Linear's permute_copy and addmm
   // share one debug handle, so both kernels carry both ops), largest first.
-  const auto grouped = jsonl(test::run_tool("et-inspect", "--group-by op-type --format jsonl --block Execute " + args).out);
+  const auto grouped =
+      jsonl(test::run_tool("et-inspect", "--group-by op-type --format jsonl --block Execute " + args).out);
   std::map<std::string, int> counts;
   for (size_t i = 0; i < grouped.size(); ++i) {
     counts[grouped[i]["op_type"]] = grouped[i]["count"];
@@ -439,7 +498,8 @@ TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph
   CHECK(kernel_sources[5] == std::pair<std::string, std::string>{"features.pool2", call_lines["self.pool2("]});
 
   // --columns picks and orders columns; a stat may be named without its unit.
-  const auto picked = test::run_tool("et-inspect", "--source --columns source,event_name,avg --format csv --block Execute " + args);
+  const auto picked =
+      test::run_tool("et-inspect", "--source --columns source,event_name,avg --format csv --block Execute " + args);
   REQUIRE(picked.exit_code == 0);
   std::istringstream picked_lines(picked.out);
   std::string picked_header, first_row;
@@ -456,15 +516,17 @@ TEST_CASE("et-inspect --etrecord links a real run of the demo LeNet to its graph
   other.begin_block("Execute");
   other.add_profile_event("native_call_add.out", 0, 99, 0, 10);
   test::write_bytes(dir / "other.etdp", other.finish());
-  const auto mismatch = test::run_tool("et-inspect", "--etrecord " + q(dir / "lenet.etrecord") + " " + q(dir / "other.etdp"));
+  const auto mismatch = test::run_tool("et-inspect", "--etrecord " + test::shell_quote(dir / "lenet.etrecord") + " " +
+                                                         test::shell_quote(dir / "other.etdp"));
   CHECK(mismatch.exit_code == 0);
   CHECK(mismatch.err == "et-inspect: warning: " + (dir / "lenet.etrecord").string() +
                             ": 1 events have instruction ids the ETRecord's debug_handle_map for 'forward' does not "
                             "know (first: 99); they stay unlinked (does the ETRecord belong to this ETDump?)\n");
-  CHECK(mismatch.out == test::run_tool("et-inspect", q(dir / "other.etdp")).out);
+  CHECK(mismatch.out == test::run_tool("et-inspect", test::shell_quote(dir / "other.etdp")).out);
 
   // Not an ETRecord: one error naming it.
   test::write_bytes(dir / "junk.etrecord", std::vector<uint8_t>(64, 1));
-  check_one_line_error(test::run_tool("et-inspect", "--etrecord " + q(dir / "junk.etrecord") + " " + q(dir / "run.etdp")),
+  check_one_line_error(test::run_tool("et-inspect", "--etrecord " + test::shell_quote(dir / "junk.etrecord") + " " +
+                                                        test::shell_quote(dir / "run.etdp")),
                        (dir / "junk.etrecord").string());
 }

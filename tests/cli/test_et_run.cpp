@@ -12,13 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
-
 // z = x * [2, 3] + x on FLOAT[2]; a second method with a size mismatch.
 std::vector<uint8_t> program_bytes() {
   pte::ProgramBuilder b;
@@ -84,7 +77,8 @@ const Files& files() {
 TEST_CASE("et-run: default inputs are ones and outputs are printed and saved as .npy", "[cli][et-run]") {
   const auto& f = files();
   const auto out_dir = test::scratch_dir() / "outputs";
-  auto r = test::run_tool("et-run", q(f.pte) + " --print-outputs -q --output-dir " + q(out_dir));
+  auto r = test::run_tool("et-run",
+                          test::shell_quote(f.pte) + " --print-outputs -q --output-dir " + test::shell_quote(out_dir));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // x = [1, 1]: z = [1*2+1, 1*3+1] = [3, 4]
@@ -107,56 +101,66 @@ TEST_CASE("et-run: inputs from .npy, raw .bin and literals", "[cli][et-run]") {
   const auto& f = files();
   const auto dir = test::scratch_dir();
   const std::vector<float> x = {0.5f, -1.0f};
-  auto npy_bytes = npy::write_npy(ScalarType::kFloat, std::vector<int64_t>{2}, ByteSpan(reinterpret_cast<const uint8_t*>(x.data()), 8));
+  auto npy_bytes = npy::write_npy(ScalarType::kFloat, std::vector<int64_t>{2},
+                                  ByteSpan(reinterpret_cast<const uint8_t*>(x.data()), 8));
   test::write_bytes(dir / "x.npy", *npy_bytes);
-  test::write_bytes(dir / "x.bin", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(x.data()), reinterpret_cast<const uint8_t*>(x.data()) + 8));
+  test::write_bytes(dir / "x.bin", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(x.data()),
+                                                        reinterpret_cast<const uint8_t*>(x.data()) + 8));
   // [0.5*2+0.5, -1*3-1] = [1.5, -4]
   for (const auto* name : {"x.npy", "x.bin"}) {
-    auto r = test::run_tool("et-run", q(f.pte) + " -q --print-outputs --input " + q(dir / name));
+    auto r = test::run_tool("et-run",
+                            test::shell_quote(f.pte) + " -q --print-outputs --input " + test::shell_quote(dir / name));
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.out == "output 0: FLOAT[2] [1.5, -4]\n");
   }
   // The Double input must be the value the program was exported with.
-  auto ok = test::run_tool("et-run", q(f.pte) + " -q --method scaled --print-outputs --input " + q(dir / "x.npy") + " --input 0.5");
+  auto ok = test::run_tool("et-run", test::shell_quote(f.pte) + " -q --method scaled --print-outputs --input " +
+                                         test::shell_quote(dir / "x.npy") + " --input 0.5");
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == "output 0: FLOAT[2] [0.25, -0.5]\n");
-  auto other = test::run_tool("et-run", q(f.pte) + " -q --method scaled --input " + q(dir / "x.npy") + " --input 0.7");
+  auto other = test::run_tool("et-run", test::shell_quote(f.pte) + " -q --method scaled --input " +
+                                            test::shell_quote(dir / "x.npy") + " --input 0.7");
   CHECK(other.exit_code == 2);
-  CHECK(other.err.find("input[1]: the program was exported for a different value of this scalar input") != std::string::npos);
+  CHECK(other.err.find("input[1]: the program was exported for a different value of this scalar input") !=
+        std::string::npos);
   test::write_bytes(dir / "short.bin", std::vector<uint8_t>(4, 0));
-  auto short_input = test::run_tool("et-run", q(f.pte) + " --input " + q(dir / "short.bin"));
+  auto short_input =
+      test::run_tool("et-run", test::shell_quote(f.pte) + " --input " + test::shell_quote(dir / "short.bin"));
   CHECK(short_input.exit_code == 2);
   CHECK(short_input.err.find("holds 4 bytes; input 0 (FLOAT[2]) needs 8") != std::string::npos);
-  auto count = test::run_tool("et-run", q(f.pte) + " --input " + q(dir / "x.bin") + " --input " + q(dir / "x.bin"));
+  auto count = test::run_tool("et-run", test::shell_quote(f.pte) + " --input " + test::shell_quote(dir / "x.bin") +
+                                            " --input " + test::shell_quote(dir / "x.bin"));
   CHECK(count.exit_code == 2);
   CHECK(count.err == "et-run: error: 2 --input given, method 'forward' has 1 inputs\n");
 }
 
 TEST_CASE("et-run: bundled verification exits 0 on a match and 1 on a mismatch", "[cli][et-run]") {
   const auto& f = files();
-  auto good = test::run_tool("et-run", q(f.good_bpte) + " --verify");
+  auto good = test::run_tool("et-run", test::shell_quote(f.good_bpte) + " --verify");
   INFO(good.err);
   CHECK(good.exit_code == 0);
   CHECK(good.err.find("et-run: verify: test case 0 passed (rtol 0.001, atol 1e-05)") != std::string::npos);
-  auto bad = test::run_tool("et-run", q(f.bad_bpte) + " --verify");
+  auto bad = test::run_tool("et-run", test::shell_quote(f.bad_bpte) + " --verify");
   CHECK(bad.exit_code == 1);
-  CHECK(bad.err.find("et-run: verify: output 0: MISMATCH: element 1: got 8.000000, expected 9.000000") != std::string::npos);
+  CHECK(bad.err.find("et-run: verify: output 0: MISMATCH: element 1: got 8.000000, expected 9.000000") !=
+        std::string::npos);
   // A wide enough tolerance accepts it: |9 - 8| <= 1 + 0.
-  CHECK(test::run_tool("et-run", q(f.bad_bpte) + " --verify --atol 1 --rtol 0").exit_code == 0);
-  auto not_bundled = test::run_tool("et-run", q(f.pte) + " --verify");
+  CHECK(test::run_tool("et-run", test::shell_quote(f.bad_bpte) + " --verify --atol 1 --rtol 0").exit_code == 0);
+  auto not_bundled = test::run_tool("et-run", test::shell_quote(f.pte) + " --verify");
   CHECK(not_bundled.exit_code == 2);
 }
 
 TEST_CASE("et-run: a kernel failure exits 3 and bad files exit 2", "[cli][et-run]") {
   const auto& f = files();
-  auto r = test::run_tool("et-run", q(f.pte) + " --method broken");
+  auto r = test::run_tool("et-run", test::shell_quote(f.pte) + " --method broken");
   CHECK(r.exit_code == 3);
-  CHECK(r.err == "et-run: error: " + f.pte.string() +
-                     ": method 'broken'.chains[0].instructions[0]: aten::add.out: shapes [2] and [3] cannot be broadcast\n");
-  auto missing = test::run_tool("et-run", q(f.dir / "nope.pte"));
+  CHECK(r.err ==
+        "et-run: error: " + f.pte.string() +
+            ": method 'broken'.chains[0].instructions[0]: aten::add.out: shapes [2] and [3] cannot be broadcast\n");
+  auto missing = test::run_tool("et-run", test::shell_quote(f.dir / "nope.pte"));
   CHECK(missing.exit_code == 2);
-  auto usage = test::run_tool("et-run", q(f.pte) + " --debug-level intermediates");
+  auto usage = test::run_tool("et-run", test::shell_quote(f.pte) + " --debug-level intermediates");
   CHECK(usage.exit_code == 2);
   CHECK(usage.err == "et-run: error: --debug-level needs --etdump\n");
 }
@@ -164,8 +168,8 @@ TEST_CASE("et-run: a kernel failure exits 3 and bad files exit 2", "[cli][et-run
 TEST_CASE("et-run: an ETDump on standard output pipes into et-dump-decode", "[cli][et-run]") {
   const auto& f = files();
   const auto dir = test::scratch_dir();
-  const std::string cmd = std::string(ETKIT_TOOLS_DIR) + "/et-run " + q(f.pte) + " -q --iterations 3 --warmup 2 --etdump - | " +
-                          ETKIT_TOOLS_DIR + "/et-dump-decode -";
+  const std::string cmd = std::string(ETKIT_TOOLS_DIR) + "/et-run " + test::shell_quote(f.pte) +
+                          " -q --iterations 3 --warmup 2 --etdump - | " + ETKIT_TOOLS_DIR + "/et-dump-decode -";
   auto r = test::run_shell(cmd);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -192,9 +196,11 @@ TEST_CASE("et-run: an ETDump on standard output pipes into et-dump-decode", "[cl
 TEST_CASE("et-run: intermediate outputs land in the debug buffer", "[cli][et-run]") {
   const auto& f = files();
   const auto dir = test::scratch_dir();
-  auto r = test::run_tool("et-run", q(f.pte) + " -q --etdump " + q(dir / "run.etdp") + " --debug-level intermediates");
+  auto r = test::run_tool("et-run", test::shell_quote(f.pte) + " -q --etdump " + test::shell_quote(dir / "run.etdp") +
+                                        " --debug-level intermediates");
   REQUIRE(r.exit_code == 0);
-  auto decoded = test::run_tool("et-dump-decode", q(dir / "run.etdp") + " --debug-buffer " + q(dir / "run.etdp.debug.bin"));
+  auto decoded = test::run_tool("et-dump-decode", test::shell_quote(dir / "run.etdp") + " --debug-buffer " +
+                                                      test::shell_quote(dir / "run.etdp.debug.bin"));
   REQUIRE(decoded.exit_code == 0);
   const json events = json::parse(decoded.out)["run_data"][1]["events"];
   // y = x*c = [2, 3] (x = ones), logged at offset 0; z = [3, 4] at 64; output z at 128.
@@ -209,23 +215,26 @@ TEST_CASE("et-run: intermediate outputs land in the debug buffer", "[cli][et-run
 
 TEST_CASE("et-run on the fixtures: runs, verifies, or names what is missing", "[cli][et-run][fixtures]") {
   ETKIT_REQUIRE_FIXTURES();
-  auto bundled = test::run_tool("et-run", q(test::fixture("bpte/add_mul_int.bpte")) + " --verify -q --print-outputs");
+  auto bundled = test::run_tool(
+      "et-run", test::shell_quote(test::fixture("bpte/add_mul_int.bpte")) + " --verify -q --print-outputs");
   CHECK(bundled.exit_code == 0);
   CHECK(bundled.out == "output 0: INT[2, 2] [2, 2, 2, 2]\n");  // (3*0 + 2) + 0 per bundled_spec.md §5
-  auto linear = test::run_tool("et-run", q(test::fixture("pte/module_linear_inline_constants.pte")) + " -q --print-outputs");
+  auto linear = test::run_tool(
+      "et-run", test::shell_quote(test::fixture("pte/module_linear_inline_constants.pte")) + " -q --print-outputs");
   CHECK(linear.out == "output 0: FLOAT[2, 2] [5, 5, 5, 5]\n");  // ones * 3 + 2 from the inline constants
-  auto external = test::run_tool("et-run", q(test::fixture("pte/external_data_model.pte")) + " -q --print-outputs --data " +
-                                               q(test::fixture("ptd/external_data_model.ptd")));
+  auto external = test::run_tool("et-run", test::shell_quote(test::fixture("pte/external_data_model.pte")) +
+                                               " -q --print-outputs --data " +
+                                               test::shell_quote(test::fixture("ptd/external_data_model.ptd")));
   CHECK(external.out == "output 0: FLOAT[2, 2] [5, 5, 5, 5]\n");  // keys a = 4x3.0, b = 4x2.0
-  auto no_data = test::run_tool("et-run", q(test::fixture("pte/external_data_model.pte")));
+  auto no_data = test::run_tool("et-run", test::shell_quote(test::fixture("pte/external_data_model.pte")));
   CHECK(no_data.exit_code == 2);
   CHECK(no_data.err.find("lives in external data: pass its .ptd file") != std::string::npos);
-  auto cadence = test::run_tool("et-run", q(test::fixture("pte/conv2d_cadence_quantized.pte")));
+  auto cadence = test::run_tool("et-run", test::shell_quote(test::fixture("pte/conv2d_cadence_quantized.pte")));
   CHECK(cadence.exit_code == 2);
   CHECK(cadence.err.find("3 missing operators: cadence::quantize_per_tensor.out, "
                          "cadence::quantized_conv2d_nchw.per_tensor_out, cadence::dequantize_per_tensor.out") !=
         std::string::npos);
-  auto xnnpack = test::run_tool("et-run", q(test::fixture("pte/dynamic_xnnpack.pte")));
+  auto xnnpack = test::run_tool("et-run", test::shell_quote(test::fixture("pte/dynamic_xnnpack.pte")));
   CHECK(xnnpack.exit_code == 2);
   CHECK(xnnpack.err.find("backend 'XnnpackBackend' is not registered") != std::string::npos);
 }

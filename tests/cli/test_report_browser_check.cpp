@@ -34,13 +34,6 @@ std::vector<std::string> page_requests(const std::filesystem::path& netlog) {
   return urls;
 }
 
-std::string shell_quote(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
-
 }  // namespace
 
 std::optional<BrowserView> open_in_browser(const std::filesystem::path& html, const std::filesystem::path& out_dir,

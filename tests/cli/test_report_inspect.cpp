@@ -9,6 +9,7 @@
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "libcore/render/html_report.h"
 #include "tests/cli/test_report_browser_check.h"
 #include "tests/support/test_support.h"
 
@@ -16,13 +17,6 @@ using namespace etkit;
 using nlohmann::json;
 
 namespace {
-
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
 
 struct Files {
   std::filesystem::path pte, etdump;
@@ -82,7 +76,7 @@ std::string read_text(const std::filesystem::path& p) {
 }  // namespace
 
 TEST_CASE("et-inspect --format chrome-trace: one process per block, one track per run", "[report][trace][cli]") {
-  const auto r = test::run_tool("et-inspect", q(files().etdump) + " --format chrome-trace");
+  const auto r = test::run_tool("et-inspect", test::shell_quote(files().etdump) + " --format chrome-trace");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json trace = json::parse(r.out);
@@ -134,11 +128,32 @@ TEST_CASE("et-inspect --format chrome-trace: one process per block, one track pe
   }
 }
 
+TEST_CASE("et-inspect --format chrome-trace warns about slices beyond the overlap lanes", "[report][trace][cli]") {
+  // 70 kernels of one run, kernel i spanning [10 i, 10 i + 10000): none
+  // nests in another, so 64 get a lane each and 6 share the overflow lane.
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  for (int32_t i = 0; i < 70; ++i) {
+    w.add_profile_event("native_call_k" + std::to_string(i) + ".out", 0, i, uint64_t(10 * i), uint64_t(10 * i + 10000));
+  }
+  const auto path = test::scratch_dir() / "staggered.etdp";
+  test::write_bytes(path, w.finish());
+  const auto r = test::run_tool("et-inspect", test::shell_quote(path) + " --format chrome-trace");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "et-inspect: warning: " + path.string() +
+                     ": process 'Execute', track 'run 0': 6 slices overlap more than 64 lanes deep and share the "
+                     "lane 'run 0 (overflow)', where they may not nest\n");
+  const json trace = json::parse(r.out);
+  size_t slices = 0;
+  for (const auto& e : trace["traceEvents"]) slices += e["ph"] == "X";
+  CHECK(slices == 70);
+}
+
 TEST_CASE("et-inspect --html writes a self-contained report with the run's numbers", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
   const auto html = dir / "report.html";
-  const auto r = test::run_tool(
-      "et-inspect", q(files().etdump) + " --html " + q(html) + " --program " + q(files().pte) + " -o /dev/null");
+  const auto r = test::run_tool("et-inspect", test::shell_quote(files().etdump) + " --html " + test::shell_quote(html) +
+                                                  " --program " + test::shell_quote(files().pte) + " -o /dev/null");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string text = read_text(html);
@@ -172,7 +187,9 @@ TEST_CASE("et-inspect --html writes a self-contained report with the run's numbe
 TEST_CASE("et-inspect --html: the table sorts in the browser (#sort= link)", "[report][html][browser][cli]") {
   const auto dir = test::scratch_dir();
   const auto html = dir / "report.html";
-  REQUIRE(test::run_tool("et-inspect", q(files().etdump) + " --html " + q(html) + " -o /dev/null").exit_code == 0);
+  REQUIRE(test::run_tool("et-inspect",
+                         test::shell_quote(files().etdump) + " --html " + test::shell_quote(html) + " -o /dev/null")
+              .exit_code == 0);
   const auto seen = test::open_in_browser(html, dir / "browser", "#sort=avg-desc");
   if (!seen) return;
   CHECK(seen->status == "ok");
@@ -189,9 +206,29 @@ TEST_CASE("et-inspect --html: the table sorts in the browser (#sort= link)", "[r
 
 TEST_CASE("et-inspect --html: an unreadable program is bad input, nothing written", "[report][html][cli]") {
   const auto dir = test::scratch_dir();
-  const auto r = test::run_tool("et-inspect", q(files().etdump) + " --html " + q(dir / "r.html") + " --program " +
-                                                  q(files().etdump) + " -o /dev/null");
+  const auto r =
+      test::run_tool("et-inspect", test::shell_quote(files().etdump) + " --html " + test::shell_quote(dir / "r.html") +
+                                       " --program " + test::shell_quote(files().etdump) + " -o /dev/null");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-inspect: error: " + files().etdump.string() + ": is an ETDump, not a program\n");
   CHECK_FALSE(std::filesystem::exists(dir / "r.html"));
+}
+
+TEST_CASE("et-inspect --html: events that do not fit the program are a warning and a note", "[report][html][cli]") {
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  w.add_profile_event("native_call_add.out", 0, 0, 110, 390);
+  w.add_profile_event("OPERATOR_CALL", 0, 0, 100, 400);
+  const auto dir = test::scratch_dir();
+  const auto dump = dir / "add.etdp";
+  test::write_bytes(dump, w.finish());
+  const auto html = dir / "report.html";
+  const auto r = test::run_tool("et-inspect", test::shell_quote(dump) + " --html " + test::shell_quote(html) +
+                                                  " --program " + test::shell_quote(files().pte) + " -o /dev/null");
+  CHECK(r.exit_code == 0);
+  const std::string warning =
+      "block 0: 1 of 2 instruction events do not fit method 'forward' (an ETDump of another method or program?), "
+      "e.g. 'native_call_add.out' at #0, which is aten::mul.out";
+  CHECK(r.err == "et-inspect: warning: " + dump.string() + ": " + warning + "\n");
+  CHECK(read_text(html).find(render::html_escape(warning)) != std::string::npos);
 }

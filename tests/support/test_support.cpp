@@ -70,6 +70,19 @@ CommandResult run_shell(const std::string& command) {
   return r;
 }
 
+std::string shell_quote(const std::filesystem::path& path) {
+  std::string quoted = "'";
+  for (char c : path.string()) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  quoted += '\'';
+  return quoted;
+}
+
 CommandResult run_tool(const std::string& tool, const std::string& args, const std::string& stdin_path) {
   std::string command = std::string(ETKIT_TOOLS_DIR) + "/" + tool + " " + args;
   if (!stdin_path.empty()) command += " <" + stdin_path;

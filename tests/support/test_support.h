@@ -25,6 +25,8 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+// `path` as one shell word: 'single-quoted', with its own ' as '\''.
+std::string shell_quote(const std::filesystem::path& path);
 // Runs `tool` (a binary in the build's tools dir) with a shell-quoted
 // argument string; stdin from `stdin_path` when non-empty.
 CommandResult run_tool(const std::string& tool, const std::string& args, const std::string& stdin_path = "");

@@ -156,6 +156,25 @@ TEST_CASE("an equal signature later in a run overwrites the earlier one's timing
   CHECK(b.events[0].start_time == std::vector<uint64_t>{300});
   CHECK(b.events[2].raw == std::vector<double>{900 / 1e6});
   CHECK(b.events[2].instruction_id == 1);
+  CHECK(b.events[2].chain_index == 1);  // the chain of the timing kept
+}
+
+TEST_CASE("events keep the chain index the Inspector drops", "[inspect][blocks]") {
+  EtDumpWriter w;
+  w.begin_block("Execute");
+  w.add_profile_event("native_call_a.out", 0, 0, 100, 200);
+  w.add_profile_event("native_call_b.out", 2, 0, 200, 300);
+  w.add_debug_event(int_debug_event(4, 3, 7));
+  w.add_profile_event("Method::execute", -1, 0, 50, 400);
+  const Inspection in = build(w.finish());
+  REQUIRE(in.blocks.size() == 1);
+  const EventBlock& b = in.blocks[0];
+  REQUIRE(b.events.size() == 4);
+  CHECK(b.events[0].chain_index == 0);
+  CHECK(b.events[1].chain_index == 2);
+  CHECK(b.events[2].chain_index == 3);  // a debug-only event (u64 chain)
+  CHECK(b.events[2].instruction_id == 4);
+  CHECK(b.events[3].chain_index == -1);
 }
 
 TEST_CASE("32-bit wrap-around: (2^32 - 1 - start) + end, delegate stamps scaled first", "[inspect][blocks]") {

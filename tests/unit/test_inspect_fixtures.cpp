@@ -47,8 +47,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 TEST_CASE("every fixture ETDump gives event blocks", "[inspect][fixtures]") {
   ETKIT_REQUIRE_FIXTURES();
+  size_t count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(test::fixture("etdump"))) {
     if (entry.path().extension() != ".etdp") continue;
+    ++count;
     INFO(entry.path());
     const auto bytes = test::read_bytes(entry.path());
     auto r = build_event_blocks(ByteSpan(bytes));
@@ -56,6 +58,7 @@ TEST_CASE("every fixture ETDump gives event blocks", "[inspect][fixtures]") {
     CHECK(!r->blocks.empty());
     CHECK(r->warnings.empty());
   }
+  REQUIRE(count > 0);  // an empty fixture directory must not pass
 }
 
 TEST_CASE("lenet_tutorial.etdp: rows follow the profile events, OPERATOR_CALL hidden", "[inspect][fixtures]") {

@@ -33,6 +33,16 @@ TEST_CASE("percentiles use numpy's linear method and its two-branch lerp", "[ins
   CHECK(percentile(std::vector<double>{0.03, 0.54}, 90) != 0.489);
 }
 
+TEST_CASE("statistics of no samples are NaN, not undefined behaviour", "[inspect][stats]") {
+  const std::vector<double> none;
+  CHECK(std::isnan(percentile(none, 0)));
+  CHECK(std::isnan(percentile(none, 50)));
+  CHECK(std::isnan(percentile(none, 100)));
+  CHECK(std::isnan(mean(none)));  // numpy.mean([]) is nan
+  const PerfStats s = compute_stats(none);
+  for (double v : {s.p10, s.p50, s.p90, s.avg, s.min, s.max}) CHECK(std::isnan(v));
+}
+
 TEST_CASE("the mean is numpy's pairwise sum, chunked at 8192 elements", "[inspect][stats]") {
   // numpy.mean of these nine values is 1.0223333333333333; a left-to-right
   // sum gives 1.022333333333333.

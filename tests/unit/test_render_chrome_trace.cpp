@@ -2,6 +2,7 @@
 // raw ticks and the time scale, strict nesting per thread, track names.
 #include <cstdio>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "libcore/render/chrome_trace.h"
@@ -17,13 +18,14 @@ render::TraceSlice slice(std::string name, uint64_t start, uint64_t end, int lev
   return {std::move(name), "Execute", start, end - start, level, std::move(args)};
 }
 
-json write_and_parse(const render::TraceInput& input) {
+json write_and_parse(const render::TraceInput& input, std::vector<std::string>* warnings = nullptr) {
   const auto path = test::scratch_dir() / "trace.json";
   std::FILE* f = std::fopen(path.c_str(), "wb");
   REQUIRE(f);
-  const auto status = render::write_chrome_trace(input, f);
+  auto result = render::write_chrome_trace(input, f);
   std::fclose(f);
-  REQUIRE(status.ok());
+  REQUIRE(result.ok());
+  if (warnings) *warnings = *result;
   const auto bytes = test::read_bytes(path);
   return json::parse(bytes.begin(), bytes.end());
 }
@@ -152,6 +154,44 @@ TEST_CASE("chrome trace: partially overlapping slices move to an overlap lane", 
   CHECK(tid_of == std::map<std::string, int>{{"a", 1}, {"b", 2}, {"c", 1}});
   CHECK(names == std::map<int, std::string>{{1, "run 0"}, {2, "run 0 (overlap 1)"}});
   CHECK(trace["otherData"]["source_time_scale"] == "ns");
+}
+
+TEST_CASE("chrome trace: overlap lanes are capped, the rest share one overflow lane", "[render][trace]") {
+  // Slice i spans [10 i, 10 i + 100000): each one starts inside all earlier
+  // ones and ends after them, so no two nest and each would need a lane.
+  constexpr size_t kSlices = 1000;
+  render::TraceInput input;
+  render::TraceTrack track{"run 0", {}};
+  for (size_t i = 0; i < kSlices; ++i) {
+    std::string name = "s";  // appended: "s" + ... trips a GCC 12 -Wrestrict false positive
+    name += std::to_string(i);
+    track.slices.push_back(slice(name, 10 * i, 10 * i + 100000, 1));
+  }
+  input.processes.push_back({"Execute", {track}});
+  std::vector<std::string> warnings;
+  const json trace = write_and_parse(input, &warnings);
+  CHECK(warnings == std::vector<std::string>{"process 'Execute', track 'run 0': 936 slices overlap more than 64 "
+                                             "lanes deep and share the lane 'run 0 (overflow)', where they may "
+                                             "not nest"});
+  std::map<int, std::string> names;
+  std::map<int, size_t> per_tid;
+  std::set<std::string> seen;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") names[e["tid"]] = e["args"]["name"];
+    if (e["ph"] == "X") {
+      ++per_tid[e["tid"]];
+      seen.insert(e["name"]);
+    }
+  }
+  CHECK(seen.size() == kSlices);
+  // 64 lanes of one slice each, then the other 936 in the overflow lane.
+  REQUIRE(names.size() == 65);
+  CHECK(names[1] == "run 0");
+  CHECK(names[64] == "run 0 (overlap 63)");
+  CHECK(names[65] == "run 0 (overflow)");
+  CHECK(per_tid[1] == 1);
+  CHECK(per_tid[64] == 1);
+  CHECK(per_tid[65] == kSlices - 64);
 }
 
 TEST_CASE("chrome trace: slices at the end of the tick range stay valid", "[render][trace]") {

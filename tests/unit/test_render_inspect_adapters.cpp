@@ -167,8 +167,14 @@ TEST_CASE("report from the Inspector: a program that does not match is noted, no
   render::ReportSources sources;
   sources.plan = &small;
   const auto data = render::report_from_inspection(inspection(), sources);
-  REQUIRE(data.notes.size() == 1);
+  // 4 events name an instruction: at #0 mul's kernel (the method has relu
+  // there) and its OPERATOR_CALL (which fits), at #1 (which the method lacks)
+  // the backend's event and DELEGATE_CALL.
+  REQUIRE(data.notes.size() == 2);
   CHECK(data.notes[0] ==
+        "block 0: 3 of 4 instruction events do not fit method 'forward' (an ETDump of another method or program?), "
+        "e.g. 'native_call_mul.out' at #0, which is aten::relu.out");
+  CHECK(data.notes[1] ==
         "the ETDump has events for instruction #1, which method 'forward' does not have: the graph is shown without "
         "times");
   CHECK(data.graph);
@@ -182,10 +188,124 @@ TEST_CASE("report from the Inspector: a program that does not match is noted, no
 TEST_CASE("instruction time shares: the scope's mean over the block's instruction total", "[render][graph][inspect]") {
   // OPERATOR_CALL #0 takes 500 ns, DELEGATE_CALL #1 150 ns; the kernel and
   // backend events inside them and Method::execute do not count.
-  const auto shares = render::instruction_time_shares(inspection());
-  REQUIRE(shares.size() == 2);
-  CHECK(shares.at({0, 0}) == Approx(500.0 / 650));
-  CHECK(shares.at({0, 1}) == Approx(150.0 / 650));
+  const auto p = plan();
+  for (const pte::ExecutionPlan* method : {static_cast<const pte::ExecutionPlan*>(nullptr), &p}) {
+    const auto shares = render::instruction_time_shares(inspection(), method);
+    CHECK(shares.warnings.empty());
+    REQUIRE(shares.share.size() == 2);
+    CHECK(shares.share.at({0, 0}) == Approx(500.0 / 650));
+    CHECK(shares.share.at({0, 1}) == Approx(150.0 / 650));
+  }
+}
+
+TEST_CASE("instruction time shares: events keep their chain", "[render][graph][inspect]") {
+  // Chain 0: mul at #0; chain 1: the delegate call at #0 (both instruction 0).
+  auto two_chains = plan();
+  two_chains.chains.push_back({});
+  two_chains.chains[1].instructions.push_back(two_chains.chains[0].instructions[1]);
+  two_chains.chains[0].instructions.pop_back();
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  w.add_profile_event("native_call_mul.out", 0, 0, 1100, 1400);
+  w.add_profile_event("OPERATOR_CALL", 0, 0, 1000, 1500);
+  w.add_profile_event("DELEGATE_CALL", 1, 0, 1550, 1850);
+  w.add_profile_event("Method::execute", -1, 0, 900, 1900);
+  const auto bytes = w.finish();
+  auto built = inspect::build_event_blocks(ByteSpan(bytes));
+  REQUIRE(built.ok());
+  // 500 ns at (0, 0) and 300 ns at (1, 0): 800 ns in all.
+  const auto shares = render::instruction_time_shares(*built, &two_chains);
+  CHECK(shares.warnings.empty());
+  REQUIRE(shares.share.size() == 2);
+  CHECK(shares.share.at({0, 0}) == Approx(500.0 / 800));
+  CHECK(shares.share.at({1, 0}) == Approx(300.0 / 800));
+}
+
+TEST_CASE("main block: of several Execute blocks, the one that fits the method, with a warning",
+          "[render][graph][inspect]") {
+  // Block 0 "Default"; block 1 "Execute" of another method (3 runs: relu at
+  // #0, #1 and #2); block 2 "Execute" of forward (1 run: mul at #0, the
+  // delegate at #1).
+  etdump::EtDumpWriter w;
+  w.begin_block("Default");
+  w.add_profile_event("Method::init", -1, 0, 0, 50);
+  for (int run = 0; run < 3; ++run) {
+    w.begin_block("Execute");
+    for (int32_t i = 0; i < 3; ++i) {
+      w.add_profile_event("native_call_relu.out", 0, i, 100 + 100 * uint64_t(i), 150 + 100 * uint64_t(i));
+      w.add_profile_event("OPERATOR_CALL", 0, i, 90 + 100 * uint64_t(i), 160 + 100 * uint64_t(i));
+    }
+  }
+  w.begin_block("Execute");
+  w.add_profile_event("native_call_mul.out", 0, 0, 1100, 1400);
+  w.add_profile_event("OPERATOR_CALL", 0, 0, 1000, 1500);
+  w.add_profile_event("DELEGATE_CALL", 0, 1, 1550, 1700);
+  const auto bytes = w.finish();
+  auto built = inspect::build_event_blocks(ByteSpan(bytes));
+  REQUIRE(built.ok());
+  REQUIRE(built->blocks.size() == 3);
+
+  const auto p = plan();
+  const auto chosen = render::main_block(*built, &p);
+  CHECK(chosen.block == std::optional<size_t>(2));
+  CHECK(chosen.warnings ==
+        std::vector<std::string>{"the ETDump has 2 'Execute' blocks with different events (runs of other methods, or "
+                                 "runs that took other paths): the times are from block 2 (1 run), the one that fits "
+                                 "method 'forward' best"});
+  const auto shares = render::instruction_time_shares(*built, &p);
+  CHECK(shares.share.at({0, 0}) == Approx(500.0 / 650));
+
+  // Without a method: the block with the most runs.
+  const auto unnamed = render::main_block(*built, nullptr);
+  CHECK(unnamed.block == std::optional<size_t>(1));
+  CHECK(unnamed.warnings ==
+        std::vector<std::string>{"the ETDump has 2 'Execute' blocks with different events (runs of other methods, or "
+                                 "runs that took other paths): the times are from block 1 (3 runs)"});
+
+  // The report says the same, and uses block 2.
+  render::ReportSources sources;
+  sources.plan = &p;
+  const auto data = render::report_from_inspection(*built, sources);
+  REQUIRE_FALSE(data.notes.empty());
+  CHECK(data.notes[0] == chosen.warnings[0]);
+  CHECK(*data.nodes.at({0, 1}).share == Approx(150.0 / 650));
+}
+
+TEST_CASE("main block: events of another kind or operator do not fit", "[render][graph][inspect]") {
+  const auto p = plan();  // #0 aten::mul.out, #1 a call of delegate XnnpackBackend
+  auto check_misfit = [&](const std::string& name, int32_t instruction, const std::string& expected) {
+    INFO(name);
+    etdump::EtDumpWriter w;
+    w.begin_block("Execute");
+    w.add_profile_event(name, 0, instruction, 100, 200);
+    const auto bytes = w.finish();
+    auto built = inspect::build_event_blocks(ByteSpan(bytes));
+    REQUIRE(built.ok());
+    const auto chosen = render::main_block(*built, &p);
+    CHECK(chosen.warnings == std::vector<std::string>{"block 0: 1 of 1 instruction events do not fit method "
+                                                      "'forward' (an ETDump of another method or program?), e.g. " +
+                                                      expected});
+  };
+  check_misfit("native_call_add.out", 0, "'native_call_add.out' at #0, which is aten::mul.out");
+  check_misfit("native_call_mul.Scalar", 0, "'native_call_mul.Scalar' at #0, which is aten::mul.out");
+  check_misfit("DELEGATE_CALL", 0, "'DELEGATE_CALL' at #0, which is aten::mul.out");
+  check_misfit("OPERATOR_CALL", 1, "'OPERATOR_CALL' at #1, which is a call of delegate XnnpackBackend");
+  check_misfit("MOVE_CALL", 1, "'MOVE_CALL' at #1, which is a call of delegate XnnpackBackend");
+  check_misfit("OPERATOR_CALL", 2, "'OPERATOR_CALL' at #2, which the method does not have");
+
+  // What does fit: the kernel's schema name, its scope, the delegate call
+  // and a library kernel's own name.
+  for (const auto& [name, instruction] : std::vector<std::pair<std::string, int32_t>>{
+           {"native_call_mul.out", 0}, {"OPERATOR_CALL", 0}, {"DELEGATE_CALL", 1}, {"my_ns::my_op.out", 0}}) {
+    INFO(name);
+    etdump::EtDumpWriter w;
+    w.begin_block("Execute");
+    w.add_profile_event(name, 0, instruction, 100, 200);
+    const auto bytes = w.finish();
+    auto built = inspect::build_event_blocks(ByteSpan(bytes));
+    REQUIRE(built.ok());
+    CHECK(render::main_block(*built, &p).warnings.empty());
+  }
 }
 
 TEST_CASE("with ETRecord links: op types, module path and source reach the report and the trace", "[render][inspect]") {

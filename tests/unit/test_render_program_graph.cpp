@@ -152,6 +152,28 @@ TEST_CASE("program graph: an argument outside the values is an error naming it",
   CHECK(graph.error().message == "delegate_index 3 out of range (1 delegates)");
 }
 
+TEST_CASE("program graph: a tensor list item that is not a tensor is a literal", "[render][graph]") {
+  // The program validator checks that list items are value indices, not
+  // that they are tensors: here a TensorList holds the Int n.
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t n = m.add_int(3);
+  const int32_t list = m.add_tensor_list({x, n});
+  const int32_t w = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t backend = m.add_delegate("XnnpackBackend", {1});
+  m.delegate_call(backend, {list, w});          // reads x (n needs no producer); writes w
+  m.kernel_call("aten::cat", "out", {list, z, z});  // reads x; writes z
+  m.set_inputs({x});
+  m.set_outputs({w, z});
+  REQUIRE(std::vector<int32_t>{x, n, list, w, z} == std::vector<int32_t>{0, 1, 2, 3, 4});
+  auto graph = render::build_program_graph(m.plan());
+  REQUIRE(graph.ok());
+  CHECK(edges_of(*graph) ==
+        EdgeSet{{"in_0", "i0", 0}, {"in_0", "i1", 0}, {"i0", "out_0", 3}, {"i1", "out_1", 4}});
+}
+
 TEST_CASE("dot writer: quoting, clusters and attributes", "[render][dot]") {
   CHECK(render::dot_quote("a\"b\\c\nd\x01") == "\"a\\\"b\\\\c\\nd\"");
   render::DotWriter dot("g \"1\"");

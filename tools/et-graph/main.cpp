@@ -43,20 +43,22 @@ Result<int> run(const Options& o) {
     ETKIT_ASSIGN_OR_RETURN(auto file, InputFile::open(o.etdump, InputFile::Access::kSequential));
     auto inspection = inspect::build_event_blocks(file->bytes());
     if (!inspection) return std::move(inspection).error().at_file(file->path());
-    options.time_share = render::instruction_time_shares(*inspection);
-    for (const auto& [ref, share] : options.time_share) {
+    auto shares = render::instruction_time_shares(*inspection, plan);
+    for (const auto& [ref, share] : shares.share) {
       if (!graph->find(ref)) {
         return bad_input("has events for instruction " + render::instruction_label(ref) + ", which method '" +
                          plan->name + "' does not have (an ETDump of another program?)")
             .at_file(file->path());
       }
     }
+    for (const auto& warning : shares.warnings) tools::print_warning("et-graph", file->path() + ": " + warning);
+    options.time_share = std::move(shares.share);
   }
 
   const std::string dot = render::program_graph_to_dot(*graph, options);
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (o.format == "dot") {
-    ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(dot.data()), dot.size())));
+    ETKIT_TRY(out->write_text(dot));
   } else {
     ETKIT_ASSIGN_OR_RETURN(auto rendered, render::render_dot(dot, o.format));
     ETKIT_TRY(out->write(ByteSpan(rendered)));

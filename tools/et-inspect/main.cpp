@@ -60,8 +60,12 @@ Status write_html(const Options& o, const inspect::Inspection& inspection, const
     if (!sources.plan) return bad_input("the program has no methods").at_file(program->file->path());
     sources.files.push_back({"program", program->file->path() + " (method " + sources.plan->name + ")"});
   }
+  // The report notes them too; the terminal should not hide them.
+  for (const auto& warning : render::main_block(inspection, sources.plan).warnings) {
+    tools::print_warning(kTool, etdump_path + ": " + warning);
+  }
   const std::string html = render::render_html_report(render::report_from_inspection(inspection, sources));
-  return write_file(o.html, ByteSpan(reinterpret_cast<const uint8_t*>(html.data()), html.size()));
+  return write_text_file(o.html, html);
 }
 
 // Problems with logged tensors belong to the debug buffer file.
@@ -80,11 +84,28 @@ Status check_has_events(const inspect::Inspection& inspection, const std::string
     }
     events += block.events.size();
   }
-  if (events == 0) return Error{ErrorKind::kBadInput, path, {}, "no events to inspect (every block is empty or has no events vector)"};
+  if (events == 0) {
+    return Error{ErrorKind::kBadInput, path, {}, "no events to inspect (every block is empty or has no events vector)"};
+  }
+  return {};
+}
+
+// The table's selections would be silently ignored by the trace, which
+// holds every event of every block.
+Status check_trace_options(const Options& o) {
+  if (o.format != "chrome-trace") return {};
+  const std::pair<const char*, bool> given[] = {{"--sort", !o.sort.empty()},         {"--top", o.top.has_value()},
+                                                {"--filter", !o.filter.empty()},     {"--block", !o.block.empty()},
+                                                {"--group-by", !o.group_by.empty()}, {"--columns", !o.columns.empty()},
+                                                {"--source", o.source_columns}};
+  for (const auto& [name, set] : given) {
+    if (set) return Error{ErrorKind::kUsage, {}, {}, std::string(name) + " does not apply to --format chrome-trace"};
+  }
   return {};
 }
 
 Result<int> run(const Options& o) {
+  ETKIT_TRY(check_trace_options(o));
   inspect::BuildOptions build;
   build.source_time_scale = *inspect::parse_time_scale(o.source_time_scale);
   build.target_time_scale = *inspect::parse_time_scale(o.target_time_scale);
@@ -120,9 +141,12 @@ Result<int> run(const Options& o) {
 
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   if (!o.find_total_for_module.empty()) {
-    if (!links) tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
-    const std::string total = inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
-    ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(total.data()), total.size())));
+    if (!links) {
+      tools::print_warning(kTool, "no ETRecord: events carry no module hierarchy, so every module totals 0.0");
+    }
+    const std::string total =
+        inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
+    ETKIT_TRY(out->write_text(total));
     ETKIT_TRY(out->commit());
     return tools::kExitOk;
   }
@@ -131,7 +155,8 @@ Result<int> run(const Options& o) {
   if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
   if (o.format == "chrome-trace") {
     ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
-    ETKIT_TRY(render::write_chrome_trace(trace, out->stream()));
+    ETKIT_ASSIGN_OR_RETURN(const auto warnings, render::write_chrome_trace(trace, out->stream()));
+    for (const std::string& warning : warnings) tools::print_warning(kTool, path + ": " + warning);
     ETKIT_TRY(out->commit());
     return tools::kExitOk;
   }
@@ -164,42 +189,57 @@ int main(int argc, char** argv) {
   app.add_option("FILE,--etdump", o.input, "ETDump (.etdp); - reads standard input")->required();
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
-  app.add_option("--format", o.format,
-                 "table (print_data_tabular), csv, tsv (save_data_to_tsv), json, jsonl, markdown, chrome-trace "
-                 "(Perfetto / chrome://tracing JSON)")
-      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown", "chrome-trace"}))
-      ->capture_default_str();
+  auto* format =
+      app.add_option("--format", o.format,
+                     "table (print_data_tabular), csv, tsv (save_data_to_tsv), json, jsonl, markdown, chrome-trace "
+                     "(Perfetto / chrome://tracing JSON)")
+          ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown", "chrome-trace"}))
+          ->capture_default_str();
   app.add_option("--source-time-scale", o.source_time_scale, "unit of the ETDump's timestamps")
       ->check(CLI::IsMember(scales))
       ->capture_default_str();
   app.add_option("--target-time-scale", o.target_time_scale, "unit of the printed durations")
       ->check(CLI::IsMember(scales))
       ->capture_default_str();
-  app.add_option("--sort", o.sort,
-                 "sort each block's rows: p10 p50 p90 avg min max (largest first), name, instruction_id, "
-                 "start_time, index");
-  app.add_option("--top", o.top, "at most N rows per block (sorted by avg unless --sort is given)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--filter", o.filter, "keep events whose name matches this regular expression (ECMAScript)");
-  app.add_option("--block", o.block, "keep the blocks with this name (e.g. Execute)");
-  app.add_option("--group-by", o.group_by, "op-type: count, total, average, share and cumulative share per op type")
-      ->check(CLI::IsMember({"op-type"}));
+  auto* sort = app.add_option("--sort", o.sort,
+                              "sort each block's rows: p10 p50 p90 avg min max (largest first), name, instruction_id, "
+                              "start_time, index");
+  auto* top = app.add_option("--top", o.top, "at most N rows per block (sorted by avg unless --sort is given)")
+                  ->check(CLI::NonNegativeNumber);
+  auto* filter = app.add_option(
+      "--filter", o.filter,
+      "keep events whose name matches this POSIX extended regular expression (searched anywhere in the name)");
+  auto* block = app.add_option("--block", o.block, "keep the blocks with this name (e.g. Execute)");
+  auto* group_by =
+      app.add_option("--group-by", o.group_by, "op-type: count, total, average, share and cumulative share per op type")
+          ->check(CLI::IsMember({"op-type"}));
   app.add_option("--exclude-warmup", o.exclude_warmup, "drop the first N samples (runs) of every event")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--etrecord", o.etrecord,
                  "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
-  app.add_option("--columns", o.columns,
-                 "only these columns, in this order, e.g. event_name,avg,module,source (stat names without unit work)")
-      ->delimiter(',');
-  app.add_flag("--source", o.source_columns,
-               "add columns module (innermost nn.Module path) and source (file:line) from the --etrecord");
+  auto* columns =
+      app.add_option(
+             "--columns", o.columns,
+             "only these columns, in this order, e.g. event_name,avg,module,source (stat names without unit work)")
+          ->delimiter(',');
+  auto* source =
+      app.add_flag("--source", o.source_columns,
+                   "add columns module (innermost nn.Module path) and source (file:line) from the --etrecord");
   app.add_option("--debug-buffer", o.debug_buffer, "the run's debug buffer: summarise each event's logged values");
   app.add_option("--max-values", o.max_values, "with --debug-buffer: tensor elements shown per value")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--find-total-for-module", o.find_total_for_module,
-                 "print the module's total average time (Inspector.find_total_for_module) instead of the table");
-  app.add_option("--html", o.html, "also write a self-contained HTML report (table, charts, timeline, graph)");
-  app.add_option("--program", o.program, "with --html: the profiled program (.pte/.bpte), to draw its graph");
+  auto* total =
+      app.add_option("--find-total-for-module", o.find_total_for_module,
+                     "print the module's total average time (Inspector.find_total_for_module) instead of the table");
+  auto* html =
+      app.add_option("--html", o.html, "also write a self-contained HTML report (table, charts, timeline, graph)");
+  auto* program =
+      app.add_option("--program", o.program, "with --html: the profiled program (.pte/.bpte), to draw its graph");
+  // Options the chosen output would silently ignore are usage errors.
+  for (CLI::Option* ignored : {html, format, sort, top, filter, block, group_by, columns, source}) {
+    total->excludes(ignored);
+  }
+  program->needs(html);
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
 }

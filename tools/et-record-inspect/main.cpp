@@ -76,7 +76,7 @@ Result<int> run(const Options& o) {
     if (!program) return std::move(program).error().at_file(file);
     text = o.print ? graph_text(**program) : nodes_table(**program);
   }
-  ETKIT_TRY(out->write(ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+  ETKIT_TRY(out->write_text(text));
   ETKIT_TRY(out->commit());
   return tools::kExitOk;
 }

@@ -102,8 +102,7 @@ Status save_output(const std::filesystem::path& dir, size_t i, const EValue& v) 
     default: json = "{\"" + std::string(tag_name(v.tag)) + "\": null}"; break;
   }
   json += "\n";
-  return write_file((dir / ("output-" + std::to_string(i) + ".json")).string(),
-                    ByteSpan(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
+  return write_text_file((dir / ("output-" + std::to_string(i) + ".json")).string(), json);
 }
 
 Result<int> run(const Options& o) {
