@@ -15,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::filesystem::path& p) { return std::string(1, '\'').append(p.string()).append(1, '\''); }
+std::string q(const std::filesystem::path& p) { return test::shell_quote(p); }
 
 template <typename T>
 void write_npy(const std::filesystem::path& path, ScalarType dtype, std::vector<int64_t> shape, const std::vector<T>& v) {

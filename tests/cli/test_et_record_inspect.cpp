@@ -11,12 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::filesystem::path& p) {
-  std::string quoted = "'";  // not "'" + ...: GCC 12 warns falsely (-Wrestrict)
-  quoted += p.string();
-  quoted += '\'';
-  return quoted;
-}
+std::string q(const std::filesystem::path& p) { return test::shell_quote(p); }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
