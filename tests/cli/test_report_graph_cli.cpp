@@ -1,8 +1,8 @@
 // et-graph as a user runs it: DOT on stdout, time shares from an ETDump,
 // Graphviz rendering, and the errors for a wrong method or a foreign ETDump.
 #include "libcore/formats/etdump/etdump_writer.h"
-#include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "tests/support/small_programs.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -18,18 +18,8 @@ const GraphFiles& graph_files() {
   static const GraphFiles files = [] {
     GraphFiles f;
     const auto dir = test::scratch_dir();
-    pte::ProgramBuilder b;
-    auto& m = b.add_method("forward");
-    const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
-    const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2, 3});
-    const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
-    const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
-    m.kernel_call("aten::mul", "out", {x, c, y, y});
-    m.kernel_call("aten::relu", "out", {y, z, z});
-    m.set_inputs({x});
-    m.set_outputs({z});
     f.pte = dir / "model.pte";
-    test::write_bytes(f.pte, *pte::write_program(b.build()));
+    test::write_bytes(f.pte, *pte::write_program(test::mul_relu_program()));
 
     // Instruction 0 takes 300 ns, instruction 1 takes 100 ns.
     etdump::EtDumpWriter w;

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "libcore/formats/etdump/etdump_writer.h"
-#include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
 #include "libcore/render/html_report.h"
 #include "tests/cli/test_report_browser_check.h"
+#include "tests/support/small_programs.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -32,18 +32,8 @@ const Files& files() {
   static const Files f = [] {
     Files out;
     const auto dir = test::scratch_dir();
-    pte::ProgramBuilder b;
-    auto& m = b.add_method("forward");
-    const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
-    const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2, 3});
-    const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
-    const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
-    m.kernel_call("aten::mul", "out", {x, c, y, y});
-    m.kernel_call("aten::relu", "out", {y, z, z});
-    m.set_inputs({x});
-    m.set_outputs({z});
     out.pte = dir / "model.pte";
-    test::write_bytes(out.pte, *pte::write_program(b.build()));
+    test::write_bytes(out.pte, *pte::write_program(test::mul_relu_program()));
 
     etdump::EtDumpWriter w;
     w.begin_block("Default");

@@ -1,0 +1,26 @@
+// Small programs several tests build their expectations around.
+#pragma once
+
+#include <vector>
+
+#include "libcore/formats/program/program_builder.h"
+
+namespace etkit::test {
+
+// forward(x: float[2]) = relu(x * [2, 3]): instruction 0 aten::mul.out,
+// instruction 1 aten::relu.out.
+inline pte::Program mul_relu_program() {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2, 3});
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
+  m.kernel_call("aten::mul", "out", {x, c, y, y});
+  m.kernel_call("aten::relu", "out", {y, z, z});
+  m.set_inputs({x});
+  m.set_outputs({z});
+  return b.build();
+}
+
+}  // namespace etkit::test
