@@ -1,11 +1,13 @@
 #include "libcore/render/etrecord_dot.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "libcore/render/dot.h"
 #include "libcore/render/etrecord_text.h"
+#include "libcore/render/heat_color.h"
 
 namespace etkit::render {
 
@@ -51,7 +53,9 @@ struct Cluster {
 
 }  // namespace
 
-std::string graph_dot(const Program& program) {
+std::string graph_dot(const Program& program, const std::map<int64_t, double>& handle_shares) {
+  double max_share = 0;
+  for (const auto& [handle, share] : handle_shares) max_share = std::max(max_share, share);
   const Graph& g = program.program.graph;
   Cluster root;
   std::map<std::string, std::string> producer;  // value name -> DOT node id
@@ -113,7 +117,13 @@ std::string graph_dot(const Program& program) {
         cluster_of_path.emplace(e.path, cluster);
       }
     }
-    cluster->nodes.push_back(DotNode{id, {{"label", label}}});
+    const auto share = n.metadata.debug_handle ? handle_shares.find(*n.metadata.debug_handle) : handle_shares.end();
+    if (share == handle_shares.end()) {
+      cluster->nodes.push_back(DotNode{id, {{"label", label}}});
+    } else {
+      cluster->nodes.push_back(DotNode{id, {{"label", label + "\n" + format_percent(share->second)},
+                                            {"fillcolor", heat_color(share->second / max_share)}}});
+    }
   }
   for (auto& [path, node] : owned) {
     const auto it = cluster_of_path.find(path);
@@ -139,6 +149,29 @@ std::string graph_dot(const Program& program) {
   root.emit(dot);
   for (const auto& [from, to] : edges) dot.edge(from, to);
   return dot.finish();
+}
+
+std::map<int64_t, double> debug_handle_time_shares(const inspect::Inspection& linked) {
+  const inspect::EventBlock* execute = nullptr;
+  for (const inspect::EventBlock& block : linked.blocks) {
+    if (block.name == "Execute" && (execute == nullptr || block.run_count > execute->run_count)) execute = &block;
+  }
+  std::map<int64_t, double> shares;
+  if (execute == nullptr) return shares;
+  double total = 0;
+  for (const inspect::Event& event : execute->events) {
+    if (event.name != "OPERATOR_CALL" && event.name != "DELEGATE_CALL") continue;
+    if (!event.has_perf_data()) continue;
+    const double avg = event.stats().avg;
+    total += avg;
+    if (!event.debug_handles || event.debug_handles->values.empty()) continue;
+    const double part = avg / double(event.debug_handles->values.size());
+    for (int64_t handle : event.debug_handles->values) shares[handle] += part;
+  }
+  if (total > 0) {
+    for (auto& [handle, share] : shares) share /= total;
+  }
+  return shares;
 }
 
 }  // namespace etkit::render

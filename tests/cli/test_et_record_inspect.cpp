@@ -4,6 +4,7 @@
 #include "examples/demo_etrecord.h"
 #include "examples/demo_models.h"
 #include "libcore/formats/etrecord/zip_archive.h"
+#include "libcore/formats/etdump/etdump_writer.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -183,6 +184,38 @@ TEST_CASE("et-record-inspect: the demo record, table and DOT", "[cli][et-record-
   INFO(svg.err);
   CHECK(svg.exit_code == 0);
   CHECK(svg.err.empty());
+}
+
+TEST_CASE("et-record-inspect: DOT nodes labelled with time shares from an ETDump", "[cli][et-record-inspect]") {
+  // Instruction 0 (the first convolution, debug handle 1) takes 300 ns and
+  // instruction 1 (its relu, handle 2) 100 ns: shares 75% and 25%.
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  w.add_profile_event("native_call_convolution.out", 0, 0, 1010, 1290);
+  w.add_profile_event("OPERATOR_CALL", 0, 0, 1000, 1300);
+  w.add_profile_event("native_call_relu.out", 0, 1, 1310, 1390);
+  w.add_profile_event("OPERATOR_CALL", 0, 1, 1300, 1400);
+  const auto dump = test::scratch_dir() / "shares.etdp";
+  test::write_bytes(dump, w.finish());
+
+  auto dot = test::run_tool("et-record-inspect", q(demo_file()) + " --format dot --etdump " + q(dump));
+  INFO(dot.err);
+  REQUIRE(dot.exit_code == 0);
+  std::string conv, relu, pool;
+  for (const std::string& line : lines(dot.out)) {
+    if (line.find("\"n:aten_convolution_default\" [") != std::string::npos) conv = line;
+    if (line.find("\"n:aten_relu_default\" [") != std::string::npos) relu = line;
+    if (line.find("\"n:aten_max_pool2d_with_indices_default\" [") != std::string::npos) pool = line;
+  }
+  CHECK(conv.find("lenet.py:29\\n75.0%\"") != std::string::npos);
+  CHECK(conv.find("fillcolor") != std::string::npos);
+  CHECK(relu.find("lenet.py:30\\n25.0%\"") != std::string::npos);
+  REQUIRE(!pool.empty());
+  CHECK(pool.find('%') == std::string::npos);  // no events: no share, default colour
+
+  auto table = test::run_tool("et-record-inspect", q(demo_file()) + " --etdump " + q(dump));
+  CHECK(table.exit_code == 2);
+  CHECK(table.err.find("--etdump applies to --format dot") != std::string::npos);
 }
 
 TEST_CASE("et-record-inspect: standard input and --method", "[cli][et-record-inspect]") {

@@ -1,9 +1,12 @@
 // et-record-inspect: what an ETRecord holds (summary), one graph's nodes as a
 // table or as text, the whole model as JSON, or a graph as Graphviz DOT.
+#include <map>
 #include <string>
 
 #include "libcore/formats/etrecord/etrecord_json.h"
 #include "libcore/formats/etrecord/etrecord_reader.h"
+#include "libcore/inspect/etrecord_links.h"
+#include "libcore/inspect/link.h"
 #include "libcore/render/etrecord_dot.h"
 #include "libcore/render/etrecord_text.h"
 #include "libcore/support/file.h"
@@ -24,7 +27,21 @@ struct Options {
   bool nodes = false;
   bool print = false;
   bool pretty = false;
+  std::string etdump;
 };
+
+// --etdump with --format dot: the run's time share per debug handle, linked
+// through this ETRecord's maps as et-inspect links it.
+Result<std::map<int64_t, double>> handle_shares(const EtRecord& record, const Options& o) {
+  if (o.etdump.empty()) return std::map<int64_t, double>{};
+  ETKIT_ASSIGN_OR_RETURN(auto file, InputFile::open(o.etdump, InputFile::Access::kSequential));
+  auto inspection = inspect::build_event_blocks(file->bytes());
+  if (!inspection) return std::move(inspection).error().at_file(file->path());
+  auto links = inspect::links_from_etrecord(record, o.method);
+  if (!links) return std::move(links).error().at_file(o.input);
+  inspect::link_events(*inspection, *links);
+  return debug_handle_time_shares(*inspection);
+}
 
 // --graph NAME: an entry name, or "edge" / "aten"; default: the edge program
 // of --method (or the only edge program).
@@ -68,7 +85,8 @@ Result<int> run(const Options& o) {
   } else if (o.format == "dot") {
     auto program = select_graph(*record, o);
     if (!program) return std::move(program).error().at_file(file);
-    text = graph_dot(**program);
+    ETKIT_ASSIGN_OR_RETURN(const auto shares, handle_shares(*record, o));
+    text = graph_dot(**program, shares);
   } else if (whole_record) {
     text = summary_text(*record, file);
   } else {
@@ -105,9 +123,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json", "dot"}))
       ->capture_default_str();
   app.add_flag("--pretty", o.pretty, "with --format json: indent");
+  app.add_option("--etdump", o.etdump,
+                 "with --format dot: label and colour nodes by their share of the execution time in this ETDump");
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
+    if (!o.etdump.empty() && o.format != "dot") {
+      return Error{ErrorKind::kUsage, {}, {}, "--etdump applies to --format dot"};
+    }
     if (o.format == "dot" && (o.nodes || o.print)) {
       return Error{ErrorKind::kUsage, {}, {}, "--nodes and --print apply to --format table and json"};
     }
