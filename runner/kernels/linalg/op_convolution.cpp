@@ -394,6 +394,21 @@ Result<std::pair<int64_t, int64_t>> conv_pair(KernelContext& ctx, std::span<cons
   return hw_pair(ctx, list, what);
 }
 
+// The direct (non-GEMM) loops for every real dtype but float, which takes
+// the GEMM path; bool has no convolution.
+template <typename Run>
+Status run_direct(KernelContext& ctx, ScalarType dtype, Run run) {
+  bool ok = false;
+  dispatch_real_and_bool(dtype, [&](auto tag) {
+    if constexpr (!std::is_same_v<decltype(tag), bool>) {
+      run(tag);
+      ok = true;
+    }
+  });
+  if (!ok) return ctx.fail("unsupported dtype " + dtype_name(dtype));
+  return {};
+}
+
 // (input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups, out, ret)
 Status convolution_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
@@ -496,16 +511,9 @@ Status convolution_out(KernelContext& ctx, std::span<EValue* const> args) {
       conv_transposed_float(g, *input, *weight, bias, *out);
       return {};
     }
-    bool ok = false;
-    dispatch_real_and_bool(dtype, [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) {
-        conv_transposed_direct<T>(g, *input, *weight, bias, *out);
-        ok = true;
-      }
+    return run_direct(ctx, dtype, [&](auto tag) {
+      conv_transposed_direct<decltype(tag)>(g, *input, *weight, bias, *out);
     });
-    if (!ok) return ctx.fail("unsupported dtype " + dtype_name(dtype));
-    return {};
   }
   // out's layout: channel-major (contiguous) or pixel-major (channels-last).
   const Strides4 os = strides4(*out);
@@ -519,16 +527,7 @@ Status convolution_out(KernelContext& ctx, std::span<EValue* const> args) {
     conv_float(g, *input, *weight, bias, *out, !channel_major);
     return {};
   }
-  bool ok = false;
-  dispatch_real_and_bool(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>) {
-      conv_direct<T>(g, *input, *weight, bias, *out);
-      ok = true;
-    }
-  });
-  if (!ok) return ctx.fail("unsupported dtype " + dtype_name(dtype));
-  return {};
+  return run_direct(ctx, dtype, [&](auto tag) { conv_direct<decltype(tag)>(g, *input, *weight, bias, *out); });
 }
 
 }  // namespace
