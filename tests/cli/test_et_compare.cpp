@@ -8,6 +8,7 @@
 #include "libcore/formats/npy/npy.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "tests/support/small_programs.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -48,19 +49,10 @@ const Files& files() {
     out.pte = out.dir / "model.pte";
     test::write_bytes(out.pte, program);
     static const std::vector<float> input = {1, 2}, good = {3, 8}, bad = {3, 9};
-    auto bundle = [&](const std::vector<float>& expected) {
-      bundled::BundledProgram bp;
-      bp.program = ByteSpan(program);
-      auto tensor = [](const std::vector<float>& v) {
-        return bundled::Tensor{6, {2}, ByteSpan(reinterpret_cast<const uint8_t*>(v.data()), 8), {0}};
-      };
-      bp.method_test_suites = {{"forward", {bundled::TestCase{{tensor(input)}, {tensor(expected)}}}}};
-      return bundled::write_bundled_program(bp);
-    };
     out.good_bpte = out.dir / "good.bpte";
     out.bad_bpte = out.dir / "bad.bpte";
-    test::write_bytes(out.good_bpte, bundle(good));
-    test::write_bytes(out.bad_bpte, bundle(bad));
+    test::write_bytes(out.good_bpte, test::one_case_bundle(program, input, good));
+    test::write_bytes(out.bad_bpte, test::one_case_bundle(program, input, bad));
 
     out.run = out.dir / "run.etdp";
     auto r = test::run_tool("et-run", q(out.pte) + " -q --etdump " + q(out.run) + " --debug-level outputs");

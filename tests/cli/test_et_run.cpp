@@ -5,6 +5,7 @@
 #include "libcore/formats/npy/npy.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "tests/support/small_programs.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -54,19 +55,10 @@ const Files& files() {
     test::write_bytes(out.pte, program);
     // With x = [1, 2]: z = [1*2+1, 2*3+2] = [3, 8].
     static const std::vector<float> x = {1, 2}, good = {3, 8}, bad = {3, 9};
-    auto bundle = [&](const std::vector<float>& expected) {
-      bundled::BundledProgram b;
-      b.program = ByteSpan(program);
-      auto tensor = [](const std::vector<float>& v) {
-        return bundled::Tensor{6, {2}, ByteSpan(reinterpret_cast<const uint8_t*>(v.data()), 8), {0}};
-      };
-      b.method_test_suites = {{"forward", {bundled::TestCase{{tensor(x)}, {tensor(expected)}}}}};
-      return bundled::write_bundled_program(b);
-    };
     out.good_bpte = out.dir / "good.bpte";
     out.bad_bpte = out.dir / "bad.bpte";
-    test::write_bytes(out.good_bpte, bundle(good));
-    test::write_bytes(out.bad_bpte, bundle(bad));
+    test::write_bytes(out.good_bpte, test::one_case_bundle(program, x, good));
+    test::write_bytes(out.bad_bpte, test::one_case_bundle(program, x, bad));
     return out;
   }();
   return f;

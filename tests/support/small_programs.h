@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "libcore/formats/bundled/bundled_writer.h"
 #include "libcore/formats/program/program_builder.h"
 
 namespace etkit::test {
@@ -21,6 +22,20 @@ inline pte::Program mul_relu_program() {
   m.set_inputs({x});
   m.set_outputs({z});
   return b.build();
+}
+
+// A .bpte of `program` with one test case for method forward: a float32[n]
+// input and the float32[n] output expected for it.
+inline std::vector<uint8_t> one_case_bundle(const std::vector<uint8_t>& program, const std::vector<float>& input,
+                                            const std::vector<float>& expected) {
+  auto tensor = [](const std::vector<float>& v) {
+    return bundled::Tensor{static_cast<int8_t>(ScalarType::kFloat), {static_cast<int32_t>(v.size())},
+                           ByteSpan(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(float)), {0}};
+  };
+  bundled::BundledProgram b;
+  b.program = ByteSpan(program);
+  b.method_test_suites = {{"forward", {bundled::TestCase{{tensor(input)}, {tensor(expected)}}}}};
+  return bundled::write_bundled_program(b);
 }
 
 }  // namespace etkit::test
