@@ -15,5 +15,9 @@ std::vector<KernelInfo> math_kernels();        // unary math, activations, softm
 std::vector<KernelInfo> linalg_kernels();      // mm, bmm, addmm, convolution, pooling, normalisation
 std::vector<KernelInfo> shape_kernels();       // views/copies, cat/split, indexing, fills, dim-order ops
 std::vector<KernelInfo> prim_kernels();        // symbolic sizes and scalar arithmetic
+// Operator libraries of backends' ahead-of-time flows, run on the host:
+std::vector<KernelInfo> quantized_kernels();   // quantized_decomposed:: (torch.ao's reference quant ops)
+std::vector<KernelInfo> cortex_m_kernels();    // cortex_m:: (CMSIS-NN semantics, bit-exact)
+std::vector<KernelInfo> cadence_kernels();     // cadence:: (the Cadence backend's generic reference ops)
 
 }  // namespace etkit::rt::kernels
