@@ -91,6 +91,37 @@ void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& va
   records_.push_back(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
 
+void EventTracer::profile_delegate(int32_t chain, int32_t instruction, DelegateDebugId id, std::vector<uint8_t> metadata,
+                                   uint64_t start_ticks, uint64_t end_ticks) {
+  etdump::ProfileEvent event;
+  event.chain_index = chain;
+  event.instruction_id = instruction;
+  if (id.is_text()) {
+    event.delegate_debug_id_str = std::move(id.text);
+  } else {
+    event.delegate_debug_id_int = id.integer;
+  }
+  event.delegate_debug_metadata = std::move(metadata);
+  delegate_events_.push_back(std::move(event));
+  records_.push_back(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
+                            start_ticks, end_ticks});
+}
+
+void EventTracer::log_delegate_output(int32_t chain, int32_t instruction, const DelegateDebugId& id, const Tensor& tensor) {
+  etdump::DebugEvent event;
+  event.chain_index = static_cast<uint64_t>(static_cast<int64_t>(chain));
+  event.instruction_id = instruction;
+  if (id.is_text()) {
+    event.delegate_debug_id_str = id.text;
+  } else {
+    event.delegate_debug_id_int = id.integer;
+  }
+  event.debug_entry.val = etdump::ValueType::kTensor;
+  event.debug_entry.tensor = record_tensor(tensor);
+  debug_events_.push_back(std::move(event));
+  records_.push_back(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
+}
+
 std::vector<uint8_t> EventTracer::finish() {
   // Ticks -> nanoseconds: the ratio of both clocks over the tracer's life,
   // at least a millisecond of it for a precise ratio.
@@ -118,11 +149,19 @@ std::vector<uint8_t> EventTracer::finish() {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
       case Record::kProfile: writer.add_profile_event(r.name, r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
       case Record::kDebug: writer.add_debug_event(debug_events_[r.index]); break;
+      case Record::kDelegateProfile: {
+        etdump::ProfileEvent& event = delegate_events_[r.index];
+        event.start_time = to_ns(r.start);
+        event.end_time = to_ns(r.end);
+        writer.add_profile_event(event);
+        break;
+      }
     }
   }
   records_.clear();
   block_names_.clear();
   debug_events_.clear();
+  delegate_events_.clear();
   start_ticks_ = ticks();
   start_ns_ = monotonic_ns();
   return writer.finish();

@@ -27,6 +27,14 @@ enum class DebugLevel { kNone = 0, kProgramOutputs = 1, kIntermediateOutputs = 2
 inline constexpr int32_t kUnsetChain = -1;
 inline constexpr int32_t kUnsetInstruction = 0;
 
+// How a delegate names one of its events: an integer or a string, never
+// both (the ETDump carries exactly one).
+struct DelegateDebugId {
+  int32_t integer = -1;
+  std::string text;
+  bool is_text() const { return integer < 0; }
+};
+
 class EventTracer {
  public:
   explicit EventTracer(DebugLevel level = DebugLevel::kNone);
@@ -41,6 +49,13 @@ class EventTracer {
   void profile(std::string_view name, int32_t chain, int32_t instruction, uint64_t start_ticks, uint64_t end_ticks) {
     records_.push_back(Record{Record::kProfile, chain, instruction, 0, name, start_ticks, end_ticks});
   }
+  // A delegate's own profiling event: no name, its debug id, and metadata
+  // (written even when empty, as the runtime does).
+  void profile_delegate(int32_t chain, int32_t instruction, DelegateDebugId id, std::vector<uint8_t> metadata,
+                        uint64_t start_ticks, uint64_t end_ticks);
+  // A delegate's intermediate output (a DebugEvent with its debug id).
+  void log_delegate_output(int32_t chain, int32_t instruction, const DelegateDebugId& id, const Tensor& tensor);
+
   // Logs a Tensor, TensorList, Int, Double or Bool (other kinds are not
   // loggable, as in ETDumpGen). `program_output` marks Tensor/TensorList.
   void log_value(int32_t chain, int32_t instruction, const EValue& value, bool program_output);
@@ -52,10 +67,10 @@ class EventTracer {
 
  private:
   struct Record {
-    enum Kind : uint8_t { kBlock, kProfile, kDebug } kind;
+    enum Kind : uint8_t { kBlock, kProfile, kDebug, kDelegateProfile } kind;
     int32_t chain;
     int32_t instruction;
-    uint32_t index;  // kBlock: into block_names_; kDebug: into debug_events_
+    uint32_t index;  // kBlock: into block_names_; kDebug: into debug_events_; kDelegateProfile: delegate_events_
     std::string_view name;
     uint64_t start;
     uint64_t end;
@@ -66,6 +81,7 @@ class EventTracer {
   std::vector<Record> records_;
   std::deque<std::string> block_names_;
   std::vector<etdump::DebugEvent> debug_events_;
+  std::vector<etdump::ProfileEvent> delegate_events_;  // times filled in by finish()
   etdump::DebugBufferWriter buffer_;
   size_t bytes_before_block_ = 0;  // buffer size when the current block began
   uint64_t start_ticks_ = 0;

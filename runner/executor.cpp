@@ -69,7 +69,7 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
         case CompiledInstruction::Kind::kDelegate: {
           scope = "DELEGATE_CALL";
           Status status = method.delegate_backends_[instr.delegate]->execute(
-              method.delegate_handles_[instr.delegate].get(), instr.args);
+              method.delegate_handles_[instr.delegate].get(), instr.args, DelegateCallContext{tracer, chain_id, id});
           if (log_intermediates) {
             for (const EValue* arg : instr.logged_outputs) tracer->log_value(chain_id, id, *arg, false);
           }

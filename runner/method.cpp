@@ -45,6 +45,12 @@ Backend* BackendRegistry::find(std::string_view id) const {
   return it == backends_.end() ? nullptr : it->second.get();
 }
 
+std::vector<std::string> BackendRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, backend] : backends_) out.push_back(name);
+  return out;
+}
+
 uint64_t LoadedMethod::arena_bytes() const {
   uint64_t total = 0;
   for (auto s : arena_sizes_) total += s;
@@ -96,6 +102,26 @@ Status LoadedMethod::set_input_scalar(size_t i, const EValue& value) {
 }
 
 namespace {
+
+// The program's named_data segments, then the external data: what
+// ExecuTorch's merged NamedDataMap offers a backend.
+class ProgramNamedData : public NamedDataMap {
+ public:
+  ProgramNamedData(const pte::Program& program, const ExternalData* external) : program_(program), external_(external) {}
+  std::optional<ByteSpan> find(std::string_view key) const override {
+    for (const auto& nd : program_.named_data) {
+      if (nd.key == key && nd.segment_index < program_.segment_data.size()) return program_.segment_data[nd.segment_index];
+    }
+    if (external_) {
+      if (const auto* entry = external_->find(key)) return entry->bytes;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const pte::Program& program_;
+  const ExternalData* external_;
+};
 
 struct Loader {
   const pte::Program& program;
@@ -311,6 +337,7 @@ Result<std::unique_ptr<LoadedMethod>> load_method(const pte::Program& program, s
   }
 
   // Delegates: every backend must be registered and initialise.
+  const ProgramNamedData named_data(program, options.external_data);
   for (size_t d = 0; d < plan->delegates.size(); ++d) {
     const auto& delegate = plan->delegates[d];
     Backend* backend = options.backends ? options.backends->find(delegate.id) : nullptr;
@@ -328,7 +355,7 @@ Result<std::unique_ptr<LoadedMethod>> load_method(const pte::Program& program, s
     }
     const ByteSpan blob = delegate.location == pte::DataLocation::kInline ? program.backend_delegate_data[delegate.index]
                                                                           : program.segment_data[delegate.index];
-    auto handle = backend->init(blob, delegate.compile_specs);
+    auto handle = backend->init(BackendInitContext{blob, delegate.compile_specs, &named_data});
     if (!handle) return std::move(handle).error().in(where + "." + indexed("delegates", d));
     method->delegate_handles_.push_back(std::move(handle).value());
     method->delegate_backends_.push_back(backend);

@@ -231,12 +231,12 @@ class DoublingBackend : public Backend {
  public:
   std::vector<uint8_t> blob;
   std::string spec_key;
-  Result<std::shared_ptr<void>> init(ByteSpan processed, std::span<const pte::CompileSpec> specs) override {
-    blob.assign(processed.begin(), processed.end());
-    if (!specs.empty()) spec_key = specs[0].key;
+  Result<std::shared_ptr<void>> init(const BackendInitContext& context) override {
+    blob.assign(context.processed.begin(), context.processed.end());
+    if (!context.compile_specs.empty()) spec_key = context.compile_specs[0].key;
     return std::shared_ptr<void>(std::make_shared<int>(7));
   }
-  Status execute(void* handle, std::span<EValue* const> args) override {
+  Status execute(void* handle, std::span<EValue* const> args, const DelegateCallContext&) override {
     if (*static_cast<int*>(handle) != 7) return bad_input("wrong handle");
     const Tensor& in = *args[0]->tensor;
     Tensor& out = *args[1]->tensor;

@@ -8,6 +8,7 @@
 
 #include "libcore/formats/npy/npy.h"
 #include "libcore/support/file.h"
+#include "runner/backends/xnnpack/xnnpack_backend.h"
 #include "runner/executor.h"
 #include "runner/inputs.h"
 #include "runner/kernels/elementwise.h"
@@ -37,7 +38,18 @@ struct Options {
   bool print_outputs = false;
   bool quiet = false;
   bool list_kernels = false;
+  bool list_backends = false;
+  std::string delegate_debug_ids = "names";
 };
+
+// The delegates et-run runs on the host.
+BackendRegistry host_backends(const Options& o) {
+  BackendRegistry registry;
+  xnnpack::Options xnn;
+  xnn.debug_ids = o.delegate_debug_ids == "handles" ? xnnpack::DebugIds::kDebugHandles : xnnpack::DebugIds::kOperatorNames;
+  (void)registry.add(std::string(xnnpack::kBackendId), xnnpack::make_backend(xnn));
+  return registry;
+}
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
@@ -126,6 +138,8 @@ Result<int> run(const Options& o) {
   if (!o.etdump.empty()) tracer.emplace(level);
   LoadOptions load_options;
   if (!o.data_files.empty()) load_options.external_data = &external;
+  const BackendRegistry backends = host_backends(o);
+  load_options.backends = &backends;
   if (tracer) tracer->create_block("Default");
   const auto load_start = Clock::now();
   const uint64_t load_start_ticks = EventTracer::ticks();
@@ -235,6 +249,12 @@ int main(int argc, char** argv) {
                "et-run"};
   auto* model = app.add_option("MODEL", o.model, ".pte or .bpte file");
   app.add_flag("--list-kernels", o.list_kernels, "print the registered operators (ns::name.overload), one per line, and exit");
+  app.add_flag("--list-backends", o.list_backends, "print the delegate backends et-run runs on the host, one per line, and exit");
+  app.add_option("--delegate-debug-ids", o.delegate_debug_ids,
+                 "how delegate events are identified in the ETDump: names (XNNPACK's operator names, as the official "
+                 "runtime) or handles (the nodes' debug handles, linkable through an ETRecord)")
+      ->check(CLI::IsMember({"names", "handles"}))
+      ->capture_default_str();
   app.add_option("--method", o.method, "method to run")->capture_default_str();
   app.add_option("--input", o.inputs,
                  "one per method input, in order: a .npy file, a raw little-endian .bin file, or a literal for "
@@ -260,6 +280,10 @@ int main(int argc, char** argv) {
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
     if (o.list_kernels) {
       for (const auto& name : portable_kernel_registry().names()) std::printf("%s\n", name.c_str());
+      return tools::kExitOk;
+    }
+    if (o.list_backends) {
+      for (const auto& name : host_backends(o).names()) std::printf("%s\n", name.c_str());
       return tools::kExitOk;
     }
     if (model->count() == 0) return usage("MODEL is required");

@@ -1,0 +1,141 @@
+#include <algorithm>
+#include <cstring>
+
+#include "libcore/support/float16.h"
+#include "runner/backends/xnnpack/xnn_ops.h"
+
+namespace etkit::rt::xnnpack {
+
+Error node_error(const NodeCall& call, const std::string& message) {
+  (void)call;  // the runtime adds the node's index and type on the way up
+  return Error{ErrorKind::kRuntime, {}, {}, message};
+}
+
+size_t element_size(xnn::Datatype d) {
+  switch (d) {
+    case xnn::Datatype::kQcint4: case xnn::Datatype::kQbint4: return 0;
+    case xnn::Datatype::kFp16: case xnn::Datatype::kBf16: return 2;
+    case xnn::Datatype::kQint8: case xnn::Datatype::kQuint8: case xnn::Datatype::kQcint8:
+    case xnn::Datatype::kQdint8: return 1;
+    default: return 4;
+  }
+}
+
+bool is_per_tensor_quantized(xnn::Datatype d) {
+  return d == xnn::Datatype::kQint8 || d == xnn::Datatype::kQuint8 || d == xnn::Datatype::kQint32;
+}
+
+int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int32_t qmax) {
+  const float scaled = value / scale;
+  if (std::isnan(scaled)) return std::clamp(zero_point, qmin, qmax);
+  // Saturate in float first: lrintf of an out-of-range value is undefined.
+  const float lo = float(qmin) - float(zero_point), hi = float(qmax) - float(zero_point);
+  const float r = std::nearbyint(std::fmin(std::fmax(scaled, lo), hi));
+  return std::clamp(int32_t(r) + zero_point, qmin, qmax);
+}
+
+Result<const float*> read_floats(const NodeCall& call, const Slot& slot, std::vector<float>& scratch) {
+  if (slot.dtype == xnn::Datatype::kFp32) return reinterpret_cast<const float*>(slot.data);
+  const size_t n = slot.numel();
+  scratch.resize(n);
+  const uint8_t* p = slot.data;
+  switch (slot.dtype) {
+    case xnn::Datatype::kFp16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        scratch[i] = half_to_float(h);
+      }
+      break;
+    case xnn::Datatype::kBf16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        scratch[i] = bfloat16_to_float(h);
+      }
+      break;
+    case xnn::Datatype::kInt32:
+      for (size_t i = 0; i < n; ++i) {
+        int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        scratch[i] = float(v);
+      }
+      break;
+    case xnn::Datatype::kQint8:
+      for (size_t i = 0; i < n; ++i) scratch[i] = float(int32_t(int8_t(p[i])) - slot.zero_point) * slot.scale;
+      break;
+    case xnn::Datatype::kQuint8:
+      for (size_t i = 0; i < n; ++i) scratch[i] = float(int32_t(p[i]) - slot.zero_point) * slot.scale;
+      break;
+    case xnn::Datatype::kQint32:
+      for (size_t i = 0; i < n; ++i) {
+        int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        scratch[i] = float(int64_t(v) - slot.zero_point) * slot.scale;
+      }
+      break;
+    default:
+      return node_error(call, "cannot read a " + std::string(xnn::datatype_name(slot.dtype)) + " value as numbers here");
+  }
+  return static_cast<const float*>(scratch.data());
+}
+
+float* output_floats(Slot& slot, std::vector<float>& scratch) {
+  if (slot.dtype == xnn::Datatype::kFp32) return reinterpret_cast<float*>(slot.data);
+  scratch.resize(slot.numel());
+  return scratch.data();
+}
+
+Status write_floats(const NodeCall& call, Slot& slot, const float* values) {
+  const size_t n = slot.numel();
+  uint8_t* p = slot.data;
+  switch (slot.dtype) {
+    case xnn::Datatype::kFp32:
+      if (reinterpret_cast<const float*>(p) != values) std::memcpy(p, values, n * 4);
+      return {};
+    case xnn::Datatype::kFp16:
+      for (size_t i = 0; i < n; ++i) {
+        const uint16_t h = float_to_half(values[i]);
+        std::memcpy(p + 2 * i, &h, 2);
+      }
+      return {};
+    case xnn::Datatype::kBf16:
+      for (size_t i = 0; i < n; ++i) {
+        const uint16_t h = float_to_bfloat16(values[i]);
+        std::memcpy(p + 2 * i, &h, 2);
+      }
+      return {};
+    case xnn::Datatype::kInt32:
+      for (size_t i = 0; i < n; ++i) {
+        const float r = std::nearbyint(std::fmin(std::fmax(values[i], -2147483648.0f), 2147483520.0f));
+        const int32_t v = std::isnan(r) ? 0 : int32_t(r);
+        std::memcpy(p + 4 * i, &v, 4);
+      }
+      return {};
+    case xnn::Datatype::kQint8:
+      for (size_t i = 0; i < n; ++i) p[i] = uint8_t(int8_t(quantize(values[i], slot.scale, slot.zero_point, -128, 127)));
+      return {};
+    case xnn::Datatype::kQuint8:
+      for (size_t i = 0; i < n; ++i) p[i] = uint8_t(quantize(values[i], slot.scale, slot.zero_point, 0, 255));
+      return {};
+    default:
+      return node_error(call, "cannot write numbers into a " + std::string(xnn::datatype_name(slot.dtype)) + " value");
+  }
+}
+
+void clamp_all(float* data, size_t count, const xnn::Node& n) {
+  if (!n.has_output_min_max || (std::isinf(n.output_min) && std::isinf(n.output_max))) return;
+  const float lo = n.output_min, hi = n.output_max;
+  for (size_t i = 0; i < count; ++i) data[i] = std::fmin(std::fmax(data[i], lo), hi);
+}
+
+Result<size_t> product(const NodeCall& call, std::span<const size_t> dims) {
+  size_t n = 1;
+  for (size_t d : dims) {
+    if (d != 0 && n > (size_t(1) << 40) / d) return node_error(call, "shape too large");
+    n *= d;
+  }
+  return n;
+}
+
+}  // namespace etkit::rt::xnnpack

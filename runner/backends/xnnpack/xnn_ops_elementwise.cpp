@@ -1,0 +1,207 @@
+// Unary and binary elementwise nodes, softmax and convert. Computed in fp32
+// on float views of the operands (read_floats), then rounded or quantized
+// into the output's datatype; the node's output min/max clamp applies to
+// the arithmetic nodes as xnn_define_binary/unary with params do.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "runner/backends/xnnpack/xnn_ops.h"
+#include "runner/backends/xnnpack/xnn_ops_table.h"
+
+namespace etkit::rt::xnnpack {
+namespace {
+
+float unary_value(xnn::NodeType t, float x, float param) {
+  using T = xnn::NodeType;
+  switch (t) {
+    case T::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case T::kFloor: return std::floor(x);
+    case T::kCeiling: return std::ceil(x);
+    case T::kSquareRoot: return std::sqrt(x);
+    case T::kReciprocalSquareRoot: return 1.0f / std::sqrt(x);
+    case T::kHardswish: return x * std::fmin(std::fmax(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case T::kLeakyReLU: return x < 0 ? x * param : x;
+    case T::kNegate: return -x;
+    case T::kSquare: return x * x;
+    case T::kELU: return x < 0 ? param * std::expm1(x) : x;
+    case T::kAbs: return std::fabs(x);
+    case T::kLog: return std::log(x);
+    case T::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case T::kTanh: return std::tanh(x);
+    case T::kExp: return std::exp(x);
+    case T::kSin: return std::sin(x);
+    case T::kCos: return std::cos(x);
+    default: return x;  // Clamp, Copy, Convert: the value itself
+  }
+}
+
+Status unary(NodeCall& call) {
+  Slot& in = *call.in[0];
+  Slot& out = *call.out[0];
+  ETKIT_TRY(call.runtime.reshape(out, in.dims));
+  const size_t n = out.numel();
+  // Copies of identical layouts move bytes (exact for every datatype).
+  if ((call.node.type == xnn::NodeType::kCopy || call.node.type == xnn::NodeType::kConvert) && in.dtype == out.dtype &&
+      (in.dtype == xnn::Datatype::kFp32 || !is_per_tensor_quantized(in.dtype) ||
+       (in.scale == out.scale && in.zero_point == out.zero_point)) &&
+      element_size(in.dtype) != 0) {
+    if (out.data != in.data) std::memmove(out.data, in.data, n * element_size(in.dtype));
+    return {};
+  }
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  float* y = output_floats(out, call.runtime.scratch(1));
+  const xnn::NodeType t = call.node.type;
+  const float param = call.node.scalar;
+  for (size_t i = 0; i < n; ++i) y[i] = unary_value(t, x[i], param);
+  // Clamp's bounds are its output min/max; other unary nodes ignore them.
+  if (t == xnn::NodeType::kClamp) clamp_all(y, n, call.node);
+  return write_floats(call, out, y);
+}
+
+// Numpy broadcasting of two shapes, aligned at the last dimension.
+Result<std::vector<size_t>> broadcast(const NodeCall& call, std::span<const size_t> a, std::span<const size_t> b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<size_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const size_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const size_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      return node_error(call, "shapes cannot broadcast (dimension " + std::to_string(i) + ": " + std::to_string(da) +
+                                  " vs " + std::to_string(db) + ")");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Element strides of `dims` broadcast to `shape` (0 where broadcast).
+std::vector<size_t> broadcast_strides(std::span<const size_t> dims, std::span<const size_t> shape) {
+  std::vector<size_t> strides(shape.size(), 0);
+  size_t stride = 1;
+  for (size_t k = dims.size(); k-- > 0;) {
+    const size_t axis = shape.size() - dims.size() + k;
+    strides[axis] = dims[k] == 1 ? 0 : stride;
+    stride *= dims[k];
+  }
+  return strides;
+}
+
+template <typename Op>
+void binary_loop(std::span<const size_t> shape, const float* a, std::span<const size_t> sa, const float* b,
+                 std::span<const size_t> sb, float* y, Op op) {
+  const size_t rank = shape.size();
+  if (rank == 0) {
+    y[0] = op(a[0], b[0]);
+    return;
+  }
+  const size_t inner = shape[rank - 1], ia = sa[rank - 1], ib = sb[rank - 1];
+  size_t outer = 1;
+  for (size_t k = 0; k + 1 < rank; ++k) outer *= shape[k];
+  std::array<size_t, 8> index{};
+  for (size_t o = 0; o < outer; ++o) {
+    size_t off_a = 0, off_b = 0;
+    for (size_t k = 0; k + 1 < rank; ++k) {
+      off_a += index[k] * sa[k];
+      off_b += index[k] * sb[k];
+    }
+    const float* pa = a + off_a;
+    const float* pb = b + off_b;
+    float* py = y + o * inner;
+    if (ia == 1 && ib == 1) {
+      for (size_t i = 0; i < inner; ++i) py[i] = op(pa[i], pb[i]);
+    } else if (ia == 1) {
+      for (size_t i = 0; i < inner; ++i) py[i] = op(pa[i], pb[0]);
+    } else if (ib == 1) {
+      for (size_t i = 0; i < inner; ++i) py[i] = op(pa[0], pb[i]);
+    } else {
+      for (size_t i = 0; i < inner; ++i) py[i] = op(pa[i * ia], pb[i * ib]);
+    }
+    for (size_t k = rank - 1; k-- > 0;) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+Status binary(NodeCall& call) {
+  Slot& a = *call.in[0];
+  Slot& b = *call.in[1];
+  Slot& out = *call.out[0];
+  if (a.dims.size() > 6 || b.dims.size() > 6) return node_error(call, "rank above 6");
+  ETKIT_ASSIGN_OR_RETURN(auto shape, broadcast(call, a.dims, b.dims));
+  // PReLU's slope broadcasts over the channels, the last dimension.
+  ETKIT_TRY(call.runtime.reshape(out, shape));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, a, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* z, read_floats(call, b, call.runtime.scratch(1)));
+  float* y = output_floats(out, call.runtime.scratch(2));
+  const auto sa = broadcast_strides(a.dims, shape), sb = broadcast_strides(b.dims, shape);
+  using T = xnn::NodeType;
+  switch (call.node.type) {
+    case T::kAdd: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p + q; }); break;
+    case T::kSubtract: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p - q; }); break;
+    case T::kMultiply: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p * q; }); break;
+    case T::kDiv: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p / q; }); break;
+    case T::kMinimum: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return std::fmin(p, q); }); break;
+    case T::kMaximum: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return std::fmax(p, q); }); break;
+    case T::kPReLU: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p < 0 ? p * q : p; }); break;
+    default: return node_error(call, "not a binary node");
+  }
+  // Minimum/Maximum/PReLU take no min/max (xnn_define_binary without params).
+  if (call.node.type != T::kMinimum && call.node.type != T::kMaximum && call.node.type != T::kPReLU) {
+    clamp_all(y, out.numel(), call.node);
+  }
+  return write_floats(call, out, y);
+}
+
+// Softmax over the last dimension, max-subtracted as XNNPACK computes it.
+Status softmax(NodeCall& call) {
+  Slot& in = *call.in[0];
+  Slot& out = *call.out[0];
+  ETKIT_TRY(call.runtime.reshape(out, in.dims));
+  if (in.dims.empty()) return node_error(call, "softmax needs at least one dimension");
+  const size_t channels = in.dims.back();
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  float* y = output_floats(out, call.runtime.scratch(1));
+  const size_t rows = channels == 0 ? 0 : out.numel() / channels;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* px = x + r * channels;
+    float* py = y + r * channels;
+    float max = -INFINITY;
+    for (size_t c = 0; c < channels; ++c) max = std::fmax(max, px[c]);
+    float sum = 0;
+    for (size_t c = 0; c < channels; ++c) sum += (py[c] = std::exp(px[c] - max));
+    const float inv = 1.0f / sum;
+    for (size_t c = 0; c < channels; ++c) py[c] *= inv;
+  }
+  return write_floats(call, out, y);
+}
+
+// Convert to qdint8 (dynamic, per row) is handled by the fully connected
+// node that reads it; here a dynamic output only takes the input's shape
+// and float values, quantized by its consumer.
+Status convert(NodeCall& call) {
+  Slot& out = *call.out[0];
+  if (out.dtype == xnn::Datatype::kQdint8) {
+    Slot& in = *call.in[0];
+    ETKIT_TRY(call.runtime.reshape(out, in.dims));
+    return quantize_dynamic(call, in, out);
+  }
+  return unary(call);
+}
+
+}  // namespace
+
+void add_elementwise_nodes(NodeTable& table) {
+  using T = xnn::NodeType;
+  for (T t : {T::kSigmoid, T::kFloor, T::kCeiling, T::kSquareRoot, T::kReciprocalSquareRoot, T::kHardswish,
+              T::kLeakyReLU, T::kNegate, T::kSquare, T::kELU, T::kAbs, T::kLog, T::kGelu, T::kTanh, T::kExp, T::kSin,
+              T::kCos, T::kClamp, T::kCopy}) {
+    table[size_t(t)] = unary;
+  }
+  for (T t : {T::kAdd, T::kSubtract, T::kMultiply, T::kDiv, T::kMinimum, T::kMaximum, T::kPReLU}) table[size_t(t)] = binary;
+  table[size_t(T::kSoftmax)] = softmax;
+  table[size_t(T::kConvert)] = convert;
+}
+
+}  // namespace etkit::rt::xnnpack

@@ -1,0 +1,446 @@
+// Fully connected, 2-D convolutions (regular, depthwise, transposed) and
+// batch matrix multiply, in XNNPACK's layouts: activations NHWC, filters
+// OHWI ([groups * group_output_channels, kh, kw, group_input_channels]),
+// depthwise filters [1, kh, kw, channels * multiplier], fully connected
+// filters [output, input] (or [input, output] with kTransposeWeights).
+// fp32 runs through the runner's blocked GEMM; quantized filters are
+// dequantized once per call into float (their scales per channel or per
+// block), and dynamically quantized inputs (qdint8) are quantized per row
+// as XNNPACK does before the product.
+#include <algorithm>
+#include <cstring>
+
+#include "runner/backends/xnnpack/xnn_ops.h"
+#include "runner/backends/xnnpack/xnn_ops_table.h"
+#include "runner/kernels/linalg/gemm.h"
+
+namespace etkit::rt::xnnpack {
+namespace {
+
+using kernels::linalg::MatrixView;
+using kernels::linalg::sgemm;
+
+// The filter as floats [rows, cols] (rows = output channels for the layouts
+// above), dequantizing per-channel / per-block / 4-bit weights.
+Result<const float*> filter_floats(const NodeCall& call, const Slot& w, size_t out_channel_dim,
+                                   std::vector<float>& scratch) {
+  if (w.dtype == xnn::Datatype::kFp32) return reinterpret_cast<const float*>(w.data);
+  const size_t n = w.numel();
+  const bool four_bit = w.dtype == xnn::Datatype::kQcint4 || w.dtype == xnn::Datatype::kQbint4;
+  if (w.dtype != xnn::Datatype::kQcint8 && !four_bit) return read_floats(call, w, scratch);
+  if (w.dims.empty()) return node_error(call, "filter without dimensions");
+  scratch.resize(n);
+  const size_t channels = w.dims[out_channel_dim];
+  size_t inner = 1;
+  for (size_t d = out_channel_dim + 1; d < w.dims.size(); ++d) inner *= w.dims[d];
+  const bool blockwise = w.def->quant.scheme == xnn::QuantScheme::kPerChannelGroup;
+  const size_t group = blockwise ? size_t(w.def->quant.group_size) : 0;
+  const size_t blocks_per_row = blockwise ? w.dims[1] / group : 0;
+  if (!blockwise && w.channel_scales.size() != channels) return node_error(call, "filter scales do not match its channels");
+  for (size_t i = 0; i < n; ++i) {
+    int32_t q;
+    if (four_bit) {
+      // Two weights per byte, the first in the low nibble, stored with zero point 8.
+      const uint8_t byte = w.data[i / 2];
+      q = int32_t(i % 2 == 0 ? byte & 0xF : byte >> 4) - w.zero_point;
+    } else {
+      q = int32_t(int8_t(w.data[i]));
+    }
+    const size_t channel = (i / inner) % channels;
+    const float scale = blockwise ? w.channel_scales[channel * blocks_per_row + (i % w.dims[1]) / group]
+                                  : w.channel_scales[channel];
+    scratch[i] = float(q) * scale;
+  }
+  return static_cast<const float*>(scratch.data());
+}
+
+// Bias as floats (qint32/qcint32 biases carry input scale * filter scale).
+Result<const float*> bias_floats(const NodeCall& call, const Slot* b, size_t channels, std::vector<float>& scratch) {
+  if (!b) return static_cast<const float*>(nullptr);
+  if (b->numel() != channels) return node_error(call, "bias has " + std::to_string(b->numel()) + " values, " +
+                                                          std::to_string(channels) + " channels");
+  if (b->dtype == xnn::Datatype::kQcint32) {
+    scratch.resize(channels);
+    for (size_t c = 0; c < channels; ++c) {
+      int32_t v;
+      std::memcpy(&v, b->data + 4 * c, 4);
+      scratch[c] = float(v) * b->channel_scales.at(c);
+    }
+    return static_cast<const float*>(scratch.data());
+  }
+  return read_floats(call, *b, scratch);
+}
+
+// The activations of a fully connected node whose input is qdint8: the
+// quantized values dequantized with their row's parameters (what the
+// integer product computes exactly, up to float rounding of the sum).
+Result<const float*> activation_floats(const NodeCall& call, const Slot& x, std::vector<float>& scratch) {
+  if (x.dtype != xnn::Datatype::kQdint8) return read_floats(call, x, scratch);
+  const size_t n = x.numel();
+  const size_t rows = x.channel_scales.size();
+  if (rows == 0 || n % rows != 0) return node_error(call, "dynamically quantized input without row parameters");
+  const size_t cols = n / rows;
+  scratch.resize(n);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) {
+      scratch[r * cols + c] = float(int32_t(int8_t(x.data[r * cols + c])) - x.row_zero_points[r]) * x.channel_scales[r];
+    }
+  }
+  return static_cast<const float*>(scratch.data());
+}
+
+void add_bias_and_clamp(float* y, size_t rows, size_t channels, size_t ldc, const float* bias, const xnn::Node& n) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = y + r * ldc;
+    if (bias) {
+      for (size_t c = 0; c < channels; ++c) row[c] += bias[c];
+    }
+    clamp_all(row, channels, n);
+  }
+}
+
+Status fully_connected(NodeCall& call) {
+  Slot& x = *call.in[0];
+  Slot& w = *call.in[1];
+  Slot* b = call.in[2];
+  Slot& out = *call.out[0];
+  if (w.dims.size() != 2) return node_error(call, "filter must be 2-D, it has rank " + std::to_string(w.dims.size()));
+  const bool transposed = (call.node.flags & xnn::kTransposeWeights) != 0;
+  const size_t in_ch = transposed ? w.dims[0] : w.dims[1];
+  const size_t out_ch = transposed ? w.dims[1] : w.dims[0];
+  if (x.dims.empty() || x.dims.back() != in_ch) {
+    return node_error(call, "input's last dimension " + std::to_string(x.dims.empty() ? 0 : x.dims.back()) +
+                                " does not match the filter's " + std::to_string(in_ch) + " input channels");
+  }
+  std::vector<size_t> shape = x.dims;
+  shape.back() = out_ch;
+  ETKIT_TRY(call.runtime.reshape(out, shape));
+  const size_t rows = in_ch == 0 ? 0 : x.numel() / in_ch;
+  ETKIT_ASSIGN_OR_RETURN(const float* a, activation_floats(call, x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, transposed ? 1 : 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, b, out_ch, call.runtime.scratch(2)));
+  float* y = output_floats(out, call.runtime.scratch(3));
+  const MatrixView bw = transposed ? MatrixView{wf, int64_t(out_ch), 1} : MatrixView{wf, 1, int64_t(in_ch)};
+  sgemm(int64_t(rows), int64_t(out_ch), int64_t(in_ch), 1.0f, MatrixView{a, int64_t(in_ch), 1}, bw, 0.0f, y,
+        int64_t(out_ch));
+  add_bias_and_clamp(y, rows, out_ch, out_ch, bias, call.node);
+  return write_floats(call, out, y);
+}
+
+struct ConvShape {
+  size_t n, ih, iw, ic, oh, ow, oc;
+};
+
+Result<size_t> conv_extent(const NodeCall& call, size_t in, uint32_t pad_a, uint32_t pad_b, uint32_t kernel,
+                           uint32_t stride, uint32_t dilation, const char* what) {
+  if (kernel == 0 || stride == 0 || dilation == 0) return node_error(call, std::string(what) + ": kernel, stride and dilation must be positive");
+  const size_t padded = in + pad_a + pad_b;
+  const size_t effective = size_t(dilation) * (kernel - 1) + 1;
+  if (padded < effective) return node_error(call, std::string(what) + ": kernel larger than the padded input");
+  return (padded - effective) / stride + 1;
+}
+
+Result<ConvShape> conv_shape(const NodeCall& call, const Slot& x, size_t out_channels) {
+  if (x.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4), it has rank " + std::to_string(x.dims.size()));
+  const xnn::Window& w = call.node.window;
+  ConvShape s{x.dims[0], x.dims[1], x.dims[2], x.dims[3], 0, 0, out_channels};
+  ETKIT_ASSIGN_OR_RETURN(s.oh, conv_extent(call, s.ih, w.pad_top, w.pad_bottom, w.kernel_h, w.stride_h, w.dilation_h, "height"));
+  ETKIT_ASSIGN_OR_RETURN(s.ow, conv_extent(call, s.iw, w.pad_left, w.pad_right, w.kernel_w, w.stride_w, w.dilation_w, "width"));
+  return s;
+}
+
+// Gathers the input patches of output rows [oy0, oy0 + rows) for one group
+// into `cols` ([pixels, kh * kw * group_in]; zero where padding).
+void im2col_nhwc(const float* x, const ConvShape& s, const xnn::Window& w, size_t group_offset, size_t group_in,
+                 size_t image, size_t oy0, size_t rows, float* cols) {
+  const size_t patch = size_t(w.kernel_h) * w.kernel_w * group_in;
+  for (size_t oy = oy0; oy < oy0 + rows; ++oy) {
+    for (size_t ox = 0; ox < s.ow; ++ox) {
+      float* dst = cols + ((oy - oy0) * s.ow + ox) * patch;
+      for (size_t ky = 0; ky < w.kernel_h; ++ky) {
+        const int64_t iy = int64_t(oy * w.stride_h + ky * w.dilation_h) - int64_t(w.pad_top);
+        for (size_t kx = 0; kx < w.kernel_w; ++kx, dst += group_in) {
+          const int64_t ix = int64_t(ox * w.stride_w + kx * w.dilation_w) - int64_t(w.pad_left);
+          if (iy < 0 || ix < 0 || iy >= int64_t(s.ih) || ix >= int64_t(s.iw)) {
+            std::fill(dst, dst + group_in, 0.0f);
+          } else {
+            std::memcpy(dst, x + ((image * s.ih + size_t(iy)) * s.iw + size_t(ix)) * s.ic + group_offset,
+                        group_in * sizeof(float));
+          }
+        }
+      }
+    }
+  }
+}
+
+Status convolution(NodeCall& call) {
+  const xnn::Node& node = call.node;
+  Slot& x = *call.in[0];
+  Slot& w = *call.in[1];
+  Slot& out = *call.out[0];
+  const size_t groups = node.groups, gin = node.group_input_channels, gout = node.group_output_channels;
+  ETKIT_ASSIGN_OR_RETURN(ConvShape s, conv_shape(call, x, groups * gout));
+  if (s.ic != groups * gin) {
+    return node_error(call, "input has " + std::to_string(s.ic) + " channels, groups * group_input_channels is " +
+                                std::to_string(groups * gin));
+  }
+  const std::vector<size_t> filter_dims = {groups * gout, node.window.kernel_h, node.window.kernel_w, gin};
+  if (w.dims != filter_dims) return node_error(call, "filter dims do not match [groups * out, kh, kw, in]");
+  ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
+  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(call, x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, call.in[2], s.oc, call.runtime.scratch(2)));
+  float* y = output_floats(out, call.runtime.scratch(3));
+  const size_t patch = size_t(node.window.kernel_h) * node.window.kernel_w * gin;
+  const bool pointwise = patch == gin && node.window.stride_h == 1 && node.window.stride_w == 1 &&
+                         node.window.pad_top + node.window.pad_bottom + node.window.pad_left + node.window.pad_right == 0;
+  const size_t pixels = s.oh * s.ow;
+  // Patches in chunks of output rows so the scratch stays within ~16 MiB.
+  const size_t rows_per_chunk = std::max<size_t>(1, (size_t(4) << 20) / std::max<size_t>(1, s.ow * patch));
+  std::vector<float>& cols = call.runtime.scratch(4);
+  for (size_t img = 0; img < s.n; ++img) {
+    for (size_t g = 0; g < groups; ++g) {
+      const float* wg = wf + g * gout * patch;
+      float* yg = y + img * pixels * s.oc + g * gout;
+      if (pointwise) {
+        // A 1x1 convolution is a fully connected layer over the pixels.
+        sgemm(int64_t(pixels), int64_t(gout), int64_t(gin), 1.0f,
+              MatrixView{a + img * s.ih * s.iw * s.ic + g * gin, int64_t(s.ic), 1}, MatrixView{wg, 1, int64_t(patch)},
+              0.0f, yg, int64_t(s.oc));
+        continue;
+      }
+      for (size_t oy0 = 0; oy0 < s.oh; oy0 += rows_per_chunk) {
+        const size_t rows = std::min(rows_per_chunk, s.oh - oy0);
+        cols.resize(rows * s.ow * patch);
+        im2col_nhwc(a, s, node.window, g * gin, gin, img, oy0, rows, cols.data());
+        sgemm(int64_t(rows * s.ow), int64_t(gout), int64_t(patch), 1.0f, MatrixView{cols.data(), int64_t(patch), 1},
+              MatrixView{wg, 1, int64_t(patch)}, 0.0f, yg + oy0 * s.ow * s.oc, int64_t(s.oc));
+      }
+    }
+  }
+  add_bias_and_clamp(y, s.n * pixels, s.oc, s.oc, bias, node);
+  return write_floats(call, out, y);
+}
+
+Status depthwise_convolution(NodeCall& call) {
+  const xnn::Node& node = call.node;
+  Slot& x = *call.in[0];
+  Slot& w = *call.in[1];
+  Slot& out = *call.out[0];
+  // XNNCompiler: input channels = groups, multiplier = group_output / group_input.
+  const size_t channels = node.groups;
+  if (node.group_output_channels % node.group_input_channels != 0) {
+    return node_error(call, "group_output_channels is not a multiple of group_input_channels");
+  }
+  const size_t multiplier = node.group_output_channels / node.group_input_channels;
+  ETKIT_ASSIGN_OR_RETURN(ConvShape s, conv_shape(call, x, channels * multiplier));
+  if (s.ic != channels) return node_error(call, "input has " + std::to_string(s.ic) + " channels, groups is " + std::to_string(channels));
+  const std::vector<size_t> filter_dims = {1, node.window.kernel_h, node.window.kernel_w, s.oc};
+  if (w.dims != filter_dims) return node_error(call, "filter dims do not match [1, kh, kw, channels * multiplier]");
+  ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
+  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(call, x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, 3, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, call.in[2], s.oc, call.runtime.scratch(2)));
+  float* y = output_floats(out, call.runtime.scratch(3));
+  const xnn::Window& win = node.window;
+  for (size_t img = 0; img < s.n; ++img) {
+    for (size_t oy = 0; oy < s.oh; ++oy) {
+      for (size_t ox = 0; ox < s.ow; ++ox) {
+        float* acc = y + ((img * s.oh + oy) * s.ow + ox) * s.oc;
+        if (bias) {
+          std::memcpy(acc, bias, s.oc * sizeof(float));
+        } else {
+          std::fill(acc, acc + s.oc, 0.0f);
+        }
+        for (size_t ky = 0; ky < win.kernel_h; ++ky) {
+          const int64_t iy = int64_t(oy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
+          if (iy < 0 || iy >= int64_t(s.ih)) continue;
+          for (size_t kx = 0; kx < win.kernel_w; ++kx) {
+            const int64_t ix = int64_t(ox * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
+            if (ix < 0 || ix >= int64_t(s.iw)) continue;
+            const float* px = a + ((img * s.ih + size_t(iy)) * s.iw + size_t(ix)) * s.ic;
+            const float* pw = wf + (ky * win.kernel_w + kx) * s.oc;
+            if (multiplier == 1) {
+              for (size_t c = 0; c < s.oc; ++c) acc[c] += px[c] * pw[c];
+            } else {
+              for (size_t ic = 0; ic < channels; ++ic) {
+                const float v = px[ic];
+                for (size_t m = 0; m < multiplier; ++m) acc[ic * multiplier + m] += v * pw[ic * multiplier + m];
+              }
+            }
+          }
+        }
+        clamp_all(acc, s.oc, node);
+      }
+    }
+  }
+  return write_floats(call, out, y);
+}
+
+Status transposed_convolution(NodeCall& call) {
+  const xnn::Node& node = call.node;
+  const xnn::Window& win = node.window;
+  Slot& x = *call.in[0];
+  Slot& w = *call.in[1];
+  Slot& out = *call.out[0];
+  if (x.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4)");
+  const size_t groups = node.groups, gin = node.group_input_channels, gout = node.group_output_channels;
+  const size_t n = x.dims[0], ih = x.dims[1], iw = x.dims[2], ic = x.dims[3], oc = groups * gout;
+  if (ic != groups * gin) return node_error(call, "input channels do not match groups * group_input_channels");
+  if (win.stride_h == 0 || win.stride_w == 0 || win.dilation_h == 0 || win.dilation_w == 0 || win.kernel_h == 0 ||
+      win.kernel_w == 0) {
+    return node_error(call, "kernel, stride and dilation must be positive");
+  }
+  // (in - 1) * stride + adjustment + dilated kernel - padding (xnnpack.h).
+  const int64_t oh = int64_t(ih - 1) * win.stride_h + node.adjustment_h + int64_t(win.dilation_h) * (win.kernel_h - 1) + 1 -
+                     win.pad_top - win.pad_bottom;
+  const int64_t ow = int64_t(iw - 1) * win.stride_w + node.adjustment_w + int64_t(win.dilation_w) * (win.kernel_w - 1) + 1 -
+                     win.pad_left - win.pad_right;
+  if (ih == 0 || iw == 0 || oh <= 0 || ow <= 0) return node_error(call, "empty or negative output size");
+  const std::vector<size_t> filter_dims = {oc, win.kernel_h, win.kernel_w, gin};
+  if (w.dims != filter_dims) return node_error(call, "filter dims do not match [groups * out, kh, kw, in]");
+  ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{n, size_t(oh), size_t(ow), oc}));
+  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(call, x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, call.in[2], oc, call.runtime.scratch(2)));
+  float* y = output_floats(out, call.runtime.scratch(3));
+  const size_t total = n * size_t(oh) * size_t(ow);
+  for (size_t p = 0; p < total; ++p) {
+    float* row = y + p * oc;
+    if (bias) {
+      std::memcpy(row, bias, oc * sizeof(float));
+    } else {
+      std::fill(row, row + oc, 0.0f);
+    }
+  }
+  // Scatter every input pixel through the kernel.
+  for (size_t img = 0; img < n; ++img) {
+    for (size_t iy = 0; iy < ih; ++iy) {
+      for (size_t ix = 0; ix < iw; ++ix) {
+        const float* px = a + ((img * ih + iy) * iw + ix) * ic;
+        for (size_t ky = 0; ky < win.kernel_h; ++ky) {
+          const int64_t oy = int64_t(iy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
+          if (oy < 0 || oy >= oh) continue;
+          for (size_t kx = 0; kx < win.kernel_w; ++kx) {
+            const int64_t ox = int64_t(ix * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
+            if (ox < 0 || ox >= ow) continue;
+            float* py = y + ((img * size_t(oh) + size_t(oy)) * size_t(ow) + size_t(ox)) * oc;
+            for (size_t g = 0; g < groups; ++g) {
+              for (size_t o = 0; o < gout; ++o) {
+                const float* pw = wf + (((g * gout + o) * win.kernel_h + ky) * win.kernel_w + kx) * gin;
+                float sum = 0;
+                for (size_t i = 0; i < gin; ++i) sum += px[g * gin + i] * pw[i];
+                py[g * gout + o] += sum;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  clamp_all(y, total * oc, node);
+  return write_floats(call, out, y);
+}
+
+// [..., m, k] x [..., k, n] (or [..., n, k] with kTransposeWeights), the
+// batch dimensions broadcast.
+Status batch_matrix_multiply(NodeCall& call) {
+  Slot& a = *call.in[0];
+  Slot& b = *call.in[1];
+  Slot& out = *call.out[0];
+  if (a.dims.size() < 2 || b.dims.size() < 2) return node_error(call, "operands need at least 2 dimensions");
+  const bool transposed = (call.node.flags & xnn::kTransposeWeights) != 0;
+  const size_t m = a.dims[a.dims.size() - 2], k = a.dims.back();
+  const size_t kb = transposed ? b.dims.back() : b.dims[b.dims.size() - 2];
+  const size_t nn = transposed ? b.dims[b.dims.size() - 2] : b.dims.back();
+  if (k != kb) return node_error(call, "inner dimensions differ: " + std::to_string(k) + " vs " + std::to_string(kb));
+  const size_t batch_rank = std::max(a.dims.size(), b.dims.size()) - 2;
+  std::vector<size_t> shape(batch_rank + 2), sa(batch_rank, 0), sb(batch_rank, 0);
+  size_t stride_a = m * k, stride_b = k * nn;
+  for (size_t i = batch_rank; i-- > 0;) {
+    const size_t ia = i + a.dims.size() - 2 >= batch_rank ? a.dims[i + a.dims.size() - 2 - batch_rank] : 1;
+    const size_t ib = i + b.dims.size() - 2 >= batch_rank ? b.dims[i + b.dims.size() - 2 - batch_rank] : 1;
+    if (ia != ib && ia != 1 && ib != 1) return node_error(call, "batch dimensions cannot broadcast");
+    shape[i] = std::max(ia, ib);
+    sa[i] = ia == 1 ? 0 : stride_a;
+    sb[i] = ib == 1 ? 0 : stride_b;
+    stride_a *= ia;
+    stride_b *= ib;
+  }
+  shape[batch_rank] = m;
+  shape[batch_rank + 1] = nn;
+  ETKIT_TRY(call.runtime.reshape(out, shape));
+  ETKIT_ASSIGN_OR_RETURN(const float* pa, read_floats(call, a, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* pb, read_floats(call, b, call.runtime.scratch(1)));
+  float* y = output_floats(out, call.runtime.scratch(2));
+  size_t batches = 1;
+  for (size_t i = 0; i < batch_rank; ++i) batches *= shape[i];
+  std::vector<size_t> index(batch_rank, 0);
+  for (size_t bi = 0; bi < batches; ++bi) {
+    size_t oa = 0, ob = 0;
+    for (size_t i = 0; i < batch_rank; ++i) {
+      oa += index[i] * sa[i];
+      ob += index[i] * sb[i];
+    }
+    const MatrixView vb = transposed ? MatrixView{pb + ob, 1, int64_t(k)} : MatrixView{pb + ob, int64_t(nn), 1};
+    sgemm(int64_t(m), int64_t(nn), int64_t(k), 1.0f, MatrixView{pa + oa, int64_t(k), 1}, vb, 0.0f, y + bi * m * nn,
+          int64_t(nn));
+    for (size_t i = batch_rank; i-- > 0;) {
+      if (++index[i] < shape[i]) break;
+      index[i] = 0;
+    }
+  }
+  return write_floats(call, out, y);
+}
+
+}  // namespace
+
+// Per-row asymmetric int8 quantization (XNNPACK's f32 -> qd8 convert): the
+// row's range widened to include 0, scale = range / 255, the zero point
+// nudged to an integer in [-128, 127], values rounded to nearest even.
+Status quantize_dynamic(NodeCall& call, const Slot& in, Slot& out) {
+  if (in.dtype != xnn::Datatype::kFp32) return node_error(call, "dynamic quantization reads fp32, not " + std::string(xnn::datatype_name(in.dtype)));
+  const int nonbatch = out.def->quant.scheme == xnn::QuantScheme::kPerTokenDynamic ? out.def->quant.num_nonbatch_dims : 1;
+  size_t cols = 1;
+  for (size_t d = in.dims.size() - std::min<size_t>(size_t(nonbatch), in.dims.size()); d < in.dims.size(); ++d) cols *= in.dims[d];
+  const size_t n = in.numel();
+  const size_t rows = cols == 0 ? 0 : n / cols;
+  out.channel_scales.assign(rows, 1.0f);
+  out.row_zero_points.assign(rows, 0);
+  const float* x = reinterpret_cast<const float*>(in.data);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    float lo = 0, hi = 0;
+    for (size_t c = 0; c < cols; ++c) {
+      lo = std::fmin(lo, row[c]);
+      hi = std::fmax(hi, row[c]);
+    }
+    float scale = (hi - lo) / 255.0f;
+    if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0f;
+    // The zero point whose rounding error is smaller, from either end.
+    const float from_min = -128.0f - lo / scale, from_max = 127.0f - hi / scale;
+    const float zp_error_min = std::fabs(-128.0f) + std::fabs(lo / scale);
+    const float zp_error_max = std::fabs(127.0f) + std::fabs(hi / scale);
+    const float zp = zp_error_min < zp_error_max ? from_min : from_max;
+    const int32_t zero_point = std::clamp(int32_t(std::nearbyint(std::fmin(std::fmax(zp, -128.0f), 127.0f))), -128, 127);
+    out.channel_scales[r] = scale;
+    out.row_zero_points[r] = zero_point;
+    const float inv = 1.0f / scale;
+    for (size_t c = 0; c < cols; ++c) {
+      const float q = std::nearbyint(std::fmin(std::fmax(row[c] * inv + float(zero_point), -128.0f), 127.0f));
+      out.data[r * cols + c] = uint8_t(int8_t(q));
+    }
+  }
+  return {};
+}
+
+void add_linear_nodes(NodeTable& table) {
+  using T = xnn::NodeType;
+  table[size_t(T::kFullyConnected)] = fully_connected;
+  table[size_t(T::kConv2d)] = convolution;
+  table[size_t(T::kDepthwiseConv2d)] = depthwise_convolution;
+  table[size_t(T::kConvTranspose2d)] = transposed_convolution;
+  table[size_t(T::kBatchMatrixMultiply)] = batch_matrix_multiply;
+}
+
+}  // namespace etkit::rt::xnnpack

@@ -1,0 +1,285 @@
+#include "runner/backends/xnnpack/xnn_runtime.h"
+
+#include <cstring>
+#include <map>
+
+#include "libcore/support/float16.h"
+#include "runner/backends/xnnpack/xnn_ops.h"
+#include "runner/backends/xnnpack/xnn_ops_table.h"
+
+namespace etkit::rt::xnnpack {
+namespace {
+
+// Each internal buffer is bounded, so one corrupt shape cannot take the
+// machine's memory (1 GiB per value).
+constexpr size_t kMaxValueBytes = size_t(1) << 30;
+
+Error compile_error(std::string message, std::string field = {}) {
+  return Error{ErrorKind::kBadInput, {}, std::move(field), std::move(message)};
+}
+
+// The ExecuTorch dtype an external value's tensor must have.
+bool matches_dtype(xnn::Datatype d, ScalarType t) {
+  switch (d) {
+    case xnn::Datatype::kFp32: return t == ScalarType::kFloat;
+    case xnn::Datatype::kFp16: return t == ScalarType::kHalf;
+    case xnn::Datatype::kBf16: return t == ScalarType::kBFloat16;
+    case xnn::Datatype::kQint8: case xnn::Datatype::kQcint8: return t == ScalarType::kChar;
+    case xnn::Datatype::kQuint8: return t == ScalarType::kByte;
+    // int32 results widen to an int64 output after the call (convert_outputs).
+    case xnn::Datatype::kInt32: case xnn::Datatype::kQint32: return t == ScalarType::kInt || t == ScalarType::kLong;
+    default: return false;
+  }
+}
+
+// Scales stored as constant data: fp32 per channel, bf16 per block.
+Status resolve_scales(Slot& slot, const xnn::Graph& g, const NamedDataMap* named, const std::string& where) {
+  const auto& q = slot.def->quant;
+  if (q.scheme == xnn::QuantScheme::kPerTensor) {
+    slot.scale = q.scale;
+    slot.zero_point = q.zero_point;
+    return {};
+  }
+  if (q.scheme != xnn::QuantScheme::kPerChannel && q.scheme != xnn::QuantScheme::kPerChannelGroup) return {};
+  // 4-bit weights are stored with a zero point of 8 (XNNCompiler).
+  const bool four_bit = slot.dtype == xnn::Datatype::kQcint4 || slot.dtype == xnn::Datatype::kQbint4;
+  slot.zero_point = four_bit ? 8 : 0;
+  if (q.scale_buffer_idx == 0) {
+    slot.channel_scales = q.scales;
+    if (q.scheme == xnn::QuantScheme::kPerChannelGroup) {
+      // The runtime converts inline fp32 block scales to bf16 (rounding up
+      // by a constant factor first); keep that precision.
+      for (float& s : slot.channel_scales) s = bfloat16_to_float(uint16_t(std::bit_cast<uint32_t>(s * 1.00389105f) >> 16));
+    }
+    return {};
+  }
+  const xnn::Constant& c = g.constants[q.scale_buffer_idx];
+  ByteSpan bytes = c.bytes;
+  if (!c.named_key.empty()) {
+    auto found = named ? named->find(c.named_key) : std::nullopt;
+    if (!found) return compile_error("scales '" + c.named_key + "' are not in the program's named data", where);
+    bytes = *found;
+  }
+  const bool bf16 = q.scheme == xnn::QuantScheme::kPerChannelGroup;
+  const size_t width = bf16 ? 2 : 4;
+  if (bytes.size() / width < q.num_scales) {
+    return compile_error(std::to_string(q.num_scales) + " scales need " + std::to_string(q.num_scales * width) +
+                         " bytes, the constant has " + std::to_string(bytes.size()), where);
+  }
+  slot.channel_scales.resize(q.num_scales);
+  for (size_t i = 0; i < q.num_scales; ++i) {
+    if (bf16) {
+      uint16_t bits;
+      std::memcpy(&bits, bytes.data() + 2 * i, 2);
+      slot.channel_scales[i] = bfloat16_to_float(bits);
+    } else {
+      std::memcpy(&slot.channel_scales[i], bytes.data() + 4 * i, 4);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+size_t Slot::numel() const {
+  size_t n = 1;
+  for (size_t d : dims) n *= d;
+  return n;
+}
+
+Result<std::unique_ptr<Runtime>> Runtime::compile(xnn::Graph graph, const NamedDataMap* named, Options options) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->graph_ = std::move(graph);
+  rt->graph_.index_values();
+  rt->options_ = options;
+  const xnn::Graph& g = rt->graph_;
+  rt->slots_.resize(g.values.size());
+  std::map<uint32_t, Slot*> by_id;
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const xnn::Value& v = g.values[i];
+    const std::string where = "xvalues[" + std::to_string(i) + "]";
+    Slot& s = rt->slots_[i];
+    s.def = &v;
+    s.dtype = v.datatype;
+    s.dims.assign(v.dims.begin(), v.dims.end());
+    if (v.datatype == xnn::Datatype::kQpint8 || v.datatype == xnn::Datatype::kPfp32) {
+      return Error{ErrorKind::kUnsupported, {}, where, "datatype " + std::string(xnn::datatype_name(v.datatype)) + " is not supported"};
+    }
+    if (v.is_constant()) {
+      const xnn::Constant& c = g.constants[v.constant_buffer_idx];
+      ByteSpan bytes = c.bytes;
+      if (!c.named_key.empty()) {
+        auto found = named ? named->find(c.named_key) : std::nullopt;
+        if (!found) return compile_error("constant '" + c.named_key + "' is not in the program's named data", where);
+        bytes = *found;
+        size_t numel = 1;
+        for (uint32_t d : v.dims) numel *= d;  // bounded by the reader's size check
+        if (bytes.size() < xnn::datatype_bytes(v.datatype, numel)) {
+          return compile_error("constant '" + c.named_key + "' holds " + std::to_string(bytes.size()) + " bytes, " +
+                               std::to_string(xnn::datatype_bytes(v.datatype, numel)) + " needed", where);
+        }
+      }
+      // Constants are read-only; node functions never write their inputs.
+      s.data = const_cast<uint8_t*>(bytes.data());
+    }
+    ETKIT_TRY(resolve_scales(s, g, named, where));
+    by_id[v.id] = &s;
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const xnn::Node& n = g.nodes[i];
+    const std::string where = "xnodes[" + std::to_string(i) + "]";
+    NodeFn fn = node_function(n.type);
+    if (!fn) {
+      return Error{ErrorKind::kUnsupported, {}, where,
+                   "node type " + std::string(xnn::node_type_name(n.type)) + " is not supported"};
+    }
+    CompiledNode cn{fn, {}, {}};
+    for (uint32_t id : n.inputs) cn.in.push_back(id == xnn::kInvalidId ? nullptr : by_id.at(id));
+    for (uint32_t id : n.outputs) cn.out.push_back(by_id.at(id));  // the reader checked every id
+    rt->nodes_.push_back(std::move(cn));
+    rt->op_names_.push_back(xnnpack_operator_name(g, n));
+    const std::string meta = "{\"node\":" + std::to_string(i) + ",\"debug_handle\":" + std::to_string(n.debug_handle) +
+                             ",\"type\":\"" + std::string(xnn::node_type_name(n.type)) + "\"}";
+    rt->node_metadata_.emplace_back(meta.begin(), meta.end());
+  }
+  return rt;
+}
+
+std::vector<float>& Runtime::scratch(size_t which) {
+  if (scratch_.size() <= which) scratch_.resize(which + 1);
+  return scratch_[which];
+}
+
+Status Runtime::reshape(Slot& slot, std::span<const size_t> dims) {
+  size_t numel = 1;
+  for (size_t d : dims) {
+    if (d != 0 && numel > kMaxValueBytes / d) return bad_input("shape exceeds 1 GiB");
+    numel *= d;
+  }
+  const uint64_t bytes = xnn::datatype_bytes(slot.dtype, numel);
+  if (bytes > kMaxValueBytes) return bad_input("shape exceeds 1 GiB");
+  slot.dims.assign(dims.begin(), dims.end());
+  if (slot.external) {
+    Tensor& t = *slot.external;
+    if (t.dim() != dims.size()) {
+      // A rank-0 tensor is a 1-element XNNPACK value and vice versa: same
+      // elements, the tensor keeps its own shape.
+      if (uint64_t(t.numel()) != numel) {
+        return bad_input("output has " + std::to_string(numel) + " elements in rank " + std::to_string(dims.size()) +
+                         ", its tensor " + std::to_string(t.numel()) + " in rank " + std::to_string(t.dim()));
+      }
+      slot.data = static_cast<uint8_t*>(t.data());
+      return {};
+    }
+    std::vector<int64_t> sizes(dims.size());
+    for (size_t j = 0; j < dims.size(); ++j) sizes[t.dim_order()[j]] = int64_t(dims[j]);
+    auto resized = t.resize(std::span<const int64_t>(sizes));
+    if (!resized) return resized;
+    if (t.data() == nullptr && t.nbytes() > 0) return bad_input("output tensor has no memory (freed?)");
+    // An int64 output receives int32 values first, widened afterwards.
+    slot.data = static_cast<uint8_t*>(t.data());
+    return {};
+  }
+  const size_t floats = (bytes + sizeof(float) - 1) / sizeof(float);
+  if (slot.own.size() < floats) slot.own.resize(floats);
+  slot.data = reinterpret_cast<uint8_t*>(slot.own.data());
+  return {};
+}
+
+Status Runtime::bind_externals(std::span<EValue* const> args) {
+  for (Slot& s : slots_) {
+    s.external = nullptr;
+    const xnn::Value& v = *s.def;
+    if (!v.is_external_input() && !v.is_external_output()) continue;
+    const std::string what = "delegate argument " + std::to_string(v.external_id);
+    if (v.external_id >= args.size()) {
+      return bad_input(what + " does not exist (the call passes " + std::to_string(args.size()) + ")");
+    }
+    const EValue& arg = *args[v.external_id];
+    if (arg.tag != Tag::kTensor) return bad_input(what + " is " + std::string(tag_name(arg.tag)) + ", not a tensor");
+    Tensor& t = *arg.tensor;
+    if (!matches_dtype(v.datatype, t.dtype())) {
+      return bad_input(what + " is " + std::string(scalar_type_name(int(t.dtype()))) + ", the graph expects " +
+                       std::string(xnn::datatype_name(v.datatype)));
+    }
+    s.external = &t;
+    if (v.is_external_input()) {
+      if (t.dim() > 6) return bad_input(what + " has rank " + std::to_string(t.dim()) + ", XNNPACK takes at most 6");
+      if (t.data() == nullptr && t.numel() > 0) return bad_input(what + " has no memory (freed?)");
+      // XNNPACK sees the dims in memory order (XNNExecutor::prepare_args).
+      s.dims.resize(t.dim());
+      for (size_t j = 0; j < t.dim(); ++j) s.dims[j] = size_t(t.size(t.dim_order()[j]));
+      s.data = static_cast<uint8_t*>(t.data());
+    }
+  }
+  return {};
+}
+
+Status Runtime::finish_outputs() {
+  for (Slot& s : slots_) {
+    if (!s.external || !s.def->is_external_output() || s.external->dtype() != ScalarType::kLong) continue;
+    // int32 results widen in place, from the back (XNNExecutor::convert_outputs).
+    auto* wide = s.external->data_as<int64_t>();
+    const auto* narrow = s.external->data_as<int32_t>();
+    for (int64_t j = s.external->numel() - 1; j >= 0; --j) wide[j] = narrow[j];
+  }
+  return {};
+}
+
+Status Runtime::run(std::span<EValue* const> args, const DelegateCallContext& context) {
+  ETKIT_TRY(bind_externals(args));
+  EventTracer* tracer = context.tracer;
+  const bool log_outputs = tracer && tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
+  std::map<std::string, uint32_t> counts;  // per operator name, restarting each call
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    CompiledNode& cn = nodes_[i];
+    const xnn::Node& node = graph_.nodes[i];
+    NodeCall call{node, cn.in, cn.out, *this};
+    const uint64_t start = tracer ? EventTracer::ticks() : 0;
+    Status status = cn.fn(call);
+    const uint64_t end = tracer ? EventTracer::ticks() : 0;
+    if (!status) {
+      Error e = std::move(status).error();
+      return std::move(e).in("xnodes[" + std::to_string(i) + "] (" + std::string(xnn::node_type_name(node.type)) + ")");
+    }
+    if (!tracer) continue;
+    DelegateDebugId id;
+    if (options_.debug_ids == DebugIds::kDebugHandles) {
+      id.integer = int32_t(node.debug_handle & 0x7fffffff);
+    } else {
+      id.text = op_names_[i] + " #" + std::to_string(++counts[op_names_[i]]);
+    }
+    tracer->profile_delegate(context.chain, context.instruction, id, node_metadata_[i], start, end);
+    if (log_outputs) {
+      for (Slot* out : cn.out) {
+        if (out->dtype == xnn::Datatype::kQcint4 || out->dtype == xnn::Datatype::kQbint4) continue;
+        const ScalarType st = out->dtype == xnn::Datatype::kFp32   ? ScalarType::kFloat
+                              : out->dtype == xnn::Datatype::kFp16 ? ScalarType::kHalf
+                              : out->dtype == xnn::Datatype::kBf16 ? ScalarType::kBFloat16
+                              : out->dtype == xnn::Datatype::kQuint8 ? ScalarType::kByte
+                              : (out->dtype == xnn::Datatype::kInt32 || out->dtype == xnn::Datatype::kQint32) ? ScalarType::kInt
+                                                                                                     : ScalarType::kChar;
+        std::vector<int32_t> sizes(out->dims.begin(), out->dims.end());
+        std::vector<uint8_t> order(sizes.size());
+        for (size_t d = 0; d < order.size(); ++d) order[d] = uint8_t(d);
+        const Tensor view(st, std::move(sizes), std::move(order), out->data);
+        tracer->log_delegate_output(context.chain, context.instruction, id, view);
+      }
+    }
+  }
+  return finish_outputs();
+}
+
+NodeFn node_function(xnn::NodeType type) {
+  static const NodeTable table = [] {
+    NodeTable t{};
+    add_elementwise_nodes(t);
+    add_linear_nodes(t);
+    add_layout_nodes(t);
+    return t;
+  }();
+  const auto i = size_t(type);
+  return i < table.size() ? table[i] : nullptr;
+}
+
+}  // namespace etkit::rt::xnnpack

@@ -1,0 +1,98 @@
+// The XNNPACK delegate interpreted on the host: a verified XNNGraph
+// (libcore/formats/xnnpack) compiled into slots (one per value) and a node
+// list, executed node by node with XNNPACK's semantics (NHWC layouts, OHWI
+// filters, output min/max clamps, per-tensor/per-channel quantization).
+//
+// Shapes are propagated from the external inputs on every call, as
+// xnn_reshape_runtime does, so dynamic shapes within the program's bounds
+// work; internal buffers grow as needed and are kept across calls.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "libcore/formats/xnnpack/xnn_graph.h"
+#include "runner/backend.h"
+#include "runner/event_tracer.h"
+
+namespace etkit::rt::xnnpack {
+
+// How the per-node profiling events are identified (docs/tools/et-run.md).
+enum class DebugIds {
+  kOperatorNames,  // delegate_debug_id_str = XNNPACK's operator name + " #n", as the official profiler
+  kDebugHandles,   // delegate_debug_id_int = the node's debug handle (links through an ETRecord)
+};
+
+struct Options {
+  DebugIds debug_ids = DebugIds::kOperatorNames;
+};
+
+// One value during a run: its current shape and bytes, and its quantization.
+struct Slot {
+  const xnn::Value* def = nullptr;
+  xnn::Datatype dtype = xnn::Datatype::kFp32;
+  std::vector<size_t> dims;
+  uint8_t* data = nullptr;
+  std::vector<float> own;  // storage of internal values (float-aligned), grown as needed
+  Tensor* external = nullptr;  // the delegate argument behind an external value, this call
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  std::vector<float> channel_scales;  // per channel, or per block (row-major [out, blocks]); qdint8: per row
+  std::vector<int32_t> row_zero_points;  // qdint8: per row
+  size_t numel() const;
+};
+
+class Runtime;
+
+// What a node function sees.
+struct NodeCall {
+  const xnn::Node& node;
+  std::span<Slot* const> in;  // nullptr for an absent optional operand
+  std::span<Slot* const> out;
+  Runtime& runtime;
+};
+using NodeFn = Status (*)(NodeCall& call);
+
+class Runtime {
+ public:
+  // `graph` spans must outlive the runtime (they point into the program).
+  static Result<std::unique_ptr<Runtime>> compile(xnn::Graph graph, const NamedDataMap* named_data, Options options);
+
+  Status run(std::span<EValue* const> args, const DelegateCallContext& context);
+
+  // Gives `slot` this shape: resizes the delegate's output tensor, or grows
+  // the slot's own storage. Fails if the shape exceeds an output's bounds.
+  Status reshape(Slot& slot, std::span<const size_t> dims);
+  // Scratch memory for node functions (reused, not zeroed).
+  std::vector<float>& scratch(size_t which);
+
+  const xnn::Graph& graph() const { return graph_; }
+  // XNNPACK's operator name for node i (what its profiler reports).
+  const std::string& operator_name(size_t i) const { return op_names_[i]; }
+
+ private:
+  Runtime() = default;
+  Status bind_externals(std::span<EValue* const> args);
+  Status finish_outputs();
+
+  xnn::Graph graph_;
+  Options options_;
+  std::vector<Slot> slots_;
+  struct CompiledNode {
+    NodeFn fn;
+    std::vector<Slot*> in, out;
+  };
+  std::vector<CompiledNode> nodes_;
+  std::vector<std::string> op_names_;
+  std::vector<std::vector<float>> scratch_;
+  std::vector<std::vector<uint8_t>> node_metadata_;  // delegate_debug_metadata per node
+};
+
+// Node functions by type (xnn_ops_*.cpp); nullptr for a type not supported.
+NodeFn node_function(xnn::NodeType type);
+// The operator name XNNPACK's profiler gives the node (without " #n").
+std::string xnnpack_operator_name(const xnn::Graph& graph, const xnn::Node& node);
+
+}  // namespace etkit::rt::xnnpack

@@ -1,0 +1,319 @@
+// XNNPACK node semantics on hand-built payloads; every expectation is worked
+// out by hand in the comments (XNNPACK layouts: NHWC activations, OHWI
+// filters).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/support/xnn_graph_builder.h"
+
+using namespace etkit;
+using namespace etkit::test;
+using T = xnn::NodeType;
+using Catch::Matchers::Approx;
+
+namespace {
+
+std::vector<float> run_unary(T type, std::vector<float> x, float scalar = 0, bool clamp = false, float lo = 0, float hi = 0) {
+  XnnGraphBuilder g;
+  const uint32_t in = g.input({uint32_t(x.size())});
+  const uint32_t out = g.output({uint32_t(x.size())});
+  auto& n = g.node(type, {in}, {out});
+  n.scalar = scalar;
+  if (clamp) {
+    n.has_output_min_max = true;
+    n.output_min = lo;
+    n.output_max = hi;
+  }
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg({int32_t(x.size())}, x), xnn_out({int32_t(x.size())})};
+  auto s = run_xnn(payload, args);
+  REQUIRE(s.ok());
+  return values_of(args[1]);
+}
+
+}  // namespace
+
+TEST_CASE("xnnpack: unary nodes follow their closed forms", "[xnnpack]") {
+  // sigmoid(0) = 0.5, sigmoid(ln 3) = 3/4.
+  CHECK_THAT(run_unary(T::kSigmoid, {0.0f, std::log(3.0f)}), Approx(std::vector<float>{0.5f, 0.75f}).epsilon(1e-6f));
+  // hardswish(x) = x * relu6(x + 3) / 6: -4 -> 0, -1 -> -1*2/6, 1 -> 4/6, 4 -> 4.
+  CHECK_THAT(run_unary(T::kHardswish, {-4, -1, 1, 4}), Approx(std::vector<float>{0, -1.0f / 3, 2.0f / 3, 4}).epsilon(1e-6f));
+  // leaky relu slope 0.1; elu alpha 2: 2 * (e^-1 - 1) = -1.2642411.
+  CHECK_THAT(run_unary(T::kLeakyReLU, {-2, 3}, 0.1f), Approx(std::vector<float>{-0.2f, 3}).epsilon(1e-6f));
+  CHECK_THAT(run_unary(T::kELU, {-1, 3}, 2.0f), Approx(std::vector<float>{-1.26424112f, 3}).epsilon(1e-6f));
+  // gelu (erf form): gelu(1) = 0.5 * (1 + erf(1/sqrt 2)) = 0.8413447.
+  CHECK_THAT(run_unary(T::kGelu, {1, 0}), Approx(std::vector<float>{0.84134475f, 0}).epsilon(1e-6f));
+  CHECK(run_unary(T::kReciprocalSquareRoot, {4, 0.25f}) == std::vector<float>{0.5f, 2});
+  CHECK(run_unary(T::kFloor, {-1.5f, 2.5f}) == std::vector<float>{-2, 2});
+  CHECK(run_unary(T::kCeiling, {-1.5f, 2.5f}) == std::vector<float>{-1, 3});
+  CHECK(run_unary(T::kSquare, {-3}) == std::vector<float>{9});
+  CHECK(run_unary(T::kNegate, {2, -0.5f}) == std::vector<float>{-2, 0.5f});
+  CHECK(run_unary(T::kAbs, {-2}) == std::vector<float>{2});
+  // Clamp is relu6 when its output range is [0, 6].
+  CHECK(run_unary(T::kClamp, {-1, 3, 9}, 0, true, 0, 6) == std::vector<float>{0, 3, 6});
+}
+
+TEST_CASE("xnnpack: binary nodes broadcast and clamp", "[xnnpack]") {
+  XnnGraphBuilder g;
+  const uint32_t a = g.input({2, 3});
+  const uint32_t b = g.input({3});
+  const uint32_t out = g.output({2, 3});
+  auto& n = g.node(T::kAdd, {a, b}, {out});
+  n.has_output_min_max = true;
+  n.output_min = 0;  // a fused relu
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({2, 3}, {1, 2, 3, 4, 5, 6}), xnn_arg<float>({3}, {-2, 0, 10}),
+                              xnn_out({2, 3})};
+  REQUIRE(run_xnn(payload, args).ok());
+  // [1-2, 2+0, 3+10, 4-2, 5+0, 6+10] with negatives clamped to 0.
+  CHECK(values_of(args[2]) == std::vector<float>{0, 2, 13, 2, 5, 16});
+}
+
+TEST_CASE("xnnpack: fully connected with and without transposed weights", "[xnnpack]") {
+  for (bool transposed : {false, true}) {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({2, 3});
+    // W [out=2, in=3] = [[1, 0, -1], [2, 1, 0]]; transposed stored as [in, out].
+    const std::vector<float> w = transposed ? std::vector<float>{1, 2, 0, 1, -1, 0} : std::vector<float>{1, 0, -1, 2, 1, 0};
+    const uint32_t wid = g.constant(transposed ? std::vector<uint32_t>{3, 2} : std::vector<uint32_t>{2, 3}, w);
+    const uint32_t bias = g.constant<float>({2}, {0.5f, -1});
+    const uint32_t out = g.output({2, 2});
+    g.node(T::kFullyConnected, {x, wid, bias}, {out}).flags = transposed ? xnn::kTransposeWeights : 0;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 3}, {1, 2, 3, -1, 0, 4}), xnn_out({2, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    // row 0: (1 - 3) + 0.5 = -1.5, (2 + 2) - 1 = 3; row 1: (-1 - 4) + 0.5 = -4.5, (-2 + 0) - 1 = -3.
+    CHECK(values_of(args[1]) == std::vector<float>{-1.5f, 3, -4.5f, -3});
+  }
+}
+
+TEST_CASE("xnnpack: 3x3 convolution over NHWC with padding, stride and bias", "[xnnpack]") {
+  XnnGraphBuilder g;
+  // Input 1x3x3x1 = 1..9; filter 1 output channel, 3x3, all ones; padding 1, stride 2.
+  const uint32_t x = g.input({1, 3, 3, 1});
+  const uint32_t w = g.constant<float>({1, 3, 3, 1}, std::vector<float>(9, 1.0f));
+  const uint32_t b = g.constant<float>({1}, {100});
+  const uint32_t out = g.output({1, 2, 2, 1});
+  auto& n = g.node(T::kConv2d, {x, w, b}, {out});
+  n.window = xnn::Window{1, 1, 1, 1, 3, 3, 2, 2, 1, 1};
+  n.groups = 1;
+  n.group_input_channels = 1;
+  n.group_output_channels = 1;
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), xnn_out({1, 2, 2, 1})};
+  REQUIRE(run_xnn(payload, args).ok());
+  // Windows centred at (0,0): 1+2+4+5 = 12; (0,2): 2+3+5+6 = 16; (2,0): 4+5+7+8 = 24; (2,2): 5+6+8+9 = 28.
+  CHECK(values_of(args[1]) == std::vector<float>{112, 116, 124, 128});
+}
+
+TEST_CASE("xnnpack: grouped 1x1 convolution and depthwise convolution with a multiplier", "[xnnpack]") {
+  {
+    XnnGraphBuilder g;
+    // 2 groups of 1 input -> 1 output channel each: out = [2 * c0, -c1] per pixel.
+    const uint32_t x = g.input({1, 1, 2, 2});
+    const uint32_t w = g.constant<float>({2, 1, 1, 1}, {2, -1});
+    const uint32_t out = g.output({1, 1, 2, 2});
+    auto& n = g.node(T::kConv2d, {x, w, xnn::kInvalidId}, {out});
+    n.groups = 2;
+    n.group_input_channels = 1;
+    n.group_output_channels = 1;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 1, 2, 2}, {1, 2, 3, 4}), xnn_out({1, 1, 2, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{2, -2, 6, -4});
+  }
+  {
+    XnnGraphBuilder g;
+    // One input channel, multiplier 2, kernel 1x2 (no padding): filter [1, 1, 2, 2] = [[1, 10], [2, 20]]
+    // (kx major, output channel minor). Input row [3, 5]: ch0 = 3*1 + 5*2 = 13, ch1 = 3*10 + 5*20 = 130.
+    const uint32_t x = g.input({1, 1, 2, 1});
+    const uint32_t w = g.constant<float>({1, 1, 2, 2}, {1, 10, 2, 20});
+    const uint32_t out = g.output({1, 1, 1, 2});
+    auto& n = g.node(T::kDepthwiseConv2d, {x, w, xnn::kInvalidId}, {out});
+    n.window.kernel_h = 1;
+    n.window.kernel_w = 2;
+    n.groups = 1;
+    n.group_input_channels = 1;
+    n.group_output_channels = 2;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 1, 2, 1}, {3, 5}), xnn_out({1, 1, 1, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{13, 130});
+  }
+}
+
+TEST_CASE("xnnpack: transposed convolution scatters each pixel through the kernel", "[xnnpack]") {
+  XnnGraphBuilder g;
+  // 1x2 input [1, 2], kernel 1x2 [1, 10], stride 2: out width (2-1)*2 + 2 = 4 = [1, 10, 2, 20].
+  const uint32_t x = g.input({1, 1, 2, 1});
+  const uint32_t w = g.constant<float>({1, 1, 2, 1}, {1, 10});
+  const uint32_t out = g.output({1, 1, 4, 1});
+  auto& n = g.node(T::kConvTranspose2d, {x, w, xnn::kInvalidId}, {out});
+  n.window.kernel_w = 2;
+  n.window.stride_w = 2;
+  n.group_input_channels = n.group_output_channels = 1;
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 1, 2, 1}, {1, 2}), xnn_out({1, 1, 4, 1})};
+  REQUIRE(run_xnn(payload, args).ok());
+  CHECK(values_of(args[1]) == std::vector<float>{1, 10, 2, 20});
+}
+
+TEST_CASE("xnnpack: pooling excludes padding from averages; global average; argmax", "[xnnpack]") {
+  const std::vector<float> image = {1, 2, 3, 4, 5, 6, 7, 8, 9};  // 1x3x3x1
+  auto pool = [&](T type) {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 3, 3, 1});
+    const uint32_t out = g.output({1, 2, 2, 1});
+    auto& n = g.node(type, {x}, {out});
+    n.window = xnn::Window{1, 1, 1, 1, 2, 2, 2, 2, 1, 1};  // 2x2, stride 2, padding 1
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 3, 3, 1}, image), xnn_out({1, 2, 2, 1})};
+    REQUIRE(run_xnn(payload, args).ok());
+    return values_of(args[1]);
+  };
+  // Windows (padded by 1): {1}, {2,3}, {4,7}, {5,6,8,9}.
+  CHECK(pool(T::kMaxPooling2d) == std::vector<float>{1, 3, 7, 9});
+  CHECK(pool(T::kAvgPooling2d) == std::vector<float>{1, 2.5f, 5.5f, 7});
+
+  XnnGraphBuilder g;
+  const uint32_t x = g.input({1, 3, 3, 1});
+  const uint32_t out = g.output({1, 1, 1, 1});
+  g.node(T::kGlobalAvgPooling2d, {x}, {out});
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 3, 3, 1}, image), xnn_out({1, 1, 1, 1})};
+  REQUIRE(run_xnn(payload, args).ok());
+  CHECK(values_of(args[1]) == std::vector<float>{5});  // 45 / 9
+}
+
+TEST_CASE("xnnpack: data movement is exact: transpose, reshape, slice, pad, concatenate", "[xnnpack]") {
+  const std::vector<float> x23 = {1, 2, 3, 4, 5, 6};  // [[1,2,3],[4,5,6]]
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({2, 3});
+    const uint32_t out = g.output({3, 2});
+    g.node(T::kStaticTranspose, {x}, {out}).perm = {1, 0};
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 3}, x23), xnn_out({3, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{1, 4, 2, 5, 3, 6});
+  }
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({2, 3});
+    const uint32_t out = g.output({1, 2});
+    auto& n = g.node(T::kStaticSlice, {x}, {out});
+    n.offsets = {1, 1};
+    n.shape = {1, 2};
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 3}, x23), xnn_out({1, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{5, 6});
+  }
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({2, 3});
+    const uint32_t out = g.output({3, 4});
+    auto& n = g.node(T::kStaticConstantPad, {x}, {out});
+    n.pre_paddings = {1, 0};
+    n.post_paddings = {0, 1};
+    n.scalar = -1;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 3}, x23), xnn_out({3, 4})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{-1, -1, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1});
+  }
+  {
+    XnnGraphBuilder g;
+    const uint32_t a = g.input({2, 3});
+    const uint32_t b = g.input({2, 1});
+    const uint32_t mid = g.internal({2, 4});
+    const uint32_t out = g.output({4, 2});
+    g.node(T::kConcatenate2, {a, b}, {mid}).axis = 1;
+    g.node(T::kStaticReshape, {mid}, {out}).shape = {0, 2};  // 0: inferred (8 / 2 = 4)
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 3}, x23), xnn_arg<float>({2, 1}, {7, 8}), xnn_out({4, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[2]) == std::vector<float>{1, 2, 3, 7, 4, 5, 6, 8});
+  }
+}
+
+TEST_CASE("xnnpack: softmax, batch matrix multiply, bilinear resize", "[xnnpack]") {
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 2});
+    const uint32_t out = g.output({1, 2});
+    g.node(T::kSoftmax, {x}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 2}, {0, std::log(3.0f)}), xnn_out({1, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{0.25f, 0.75f}).epsilon(1e-6f));  // 1/(1+3), 3/(1+3)
+  }
+  {
+    XnnGraphBuilder g;
+    // Batch 2 of [1x2] x [2x1]: [1,2].[3,4] = 11; [5,6].[7,8] = 83.
+    const uint32_t a = g.input({2, 1, 2});
+    const uint32_t b = g.input({2, 2, 1});
+    const uint32_t out = g.output({2, 1, 1});
+    g.node(T::kBatchMatrixMultiply, {a, b}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 1, 2}, {1, 2, 5, 6}), xnn_arg<float>({2, 2, 1}, {3, 4, 7, 8}),
+                                xnn_out({2, 1, 1})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[2]) == std::vector<float>{11, 83});
+  }
+  {
+    XnnGraphBuilder g;
+    // 1x1x2x1 [0, 10] -> width 4 with half-pixel centres: sources -0.25(->0), 0.25, 0.75, 1.25(->1 clamped).
+    const uint32_t x = g.input({1, 1, 2, 1});
+    const uint32_t out = g.output({1, 1, 4, 1});
+    auto& n = g.node(T::kStaticResizeBilinear2D, {x}, {out});
+    n.new_height = 1;
+    n.new_width = 4;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 1, 2, 1}, {0, 10}), xnn_out({1, 1, 4, 1})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{0, 2.5f, 7.5f, 10});
+  }
+}
+
+TEST_CASE("xnnpack: quantized values: per-tensor int8 add and per-channel int8 weights", "[xnnpack]") {
+  {
+    XnnGraphBuilder g;
+    const uint32_t a = g.input({2}, xnn::Datatype::kQint8);
+    const uint32_t b = g.input({2}, xnn::Datatype::kQint8);
+    const uint32_t out = g.output({2}, xnn::Datatype::kQint8);
+    for (uint32_t id : {a, b, out}) {
+      g.value(id).quantized = true;
+      g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
+    }
+    g.value(a).quant.scale = 0.5f;   // a = (q - 0) * 0.5
+    g.value(b).quant.scale = 0.25f;  // b = (q - 4) * 0.25
+    g.value(b).quant.zero_point = 4;
+    g.value(out).quant.scale = 1.0f;  // out = round(a + b) - 3
+    g.value(out).quant.zero_point = -3;
+    g.node(T::kAdd, {a, b}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<int8_t>({2}, {10, 127}, ScalarType::kChar),
+                                xnn_arg<int8_t>({2}, {6, 127}, ScalarType::kChar), xnn_out({2}, ScalarType::kChar, 1)};
+    REQUIRE(run_xnn(payload, args).ok());
+    // 5 + 0.5 = 5.5 -> round half to even 6 -> 6 - 3 = 3; 63.5 + 30.75 = 94.25 -> 94 - 3 = 91.
+    CHECK(values_of<int8_t>(args[2]) == std::vector<int8_t>{3, 91});
+  }
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 2});
+    // Per-channel int8 filter [2, 2]: channel 0 scale 0.5 q [2, -4] -> [1, -2]; channel 1 scale 2 q [1, 1] -> [2, 2].
+    const uint32_t w = g.constant<int8_t>({2, 2}, {2, -4, 1, 1}, xnn::Datatype::kQcint8);
+    g.value(w).quantized = true;
+    g.value(w).quant.scheme = xnn::QuantScheme::kPerChannel;
+    g.value(w).quant.scales = {0.5f, 2.0f};
+    g.value(w).quant.num_scales = 2;
+    const uint32_t out = g.output({1, 2});
+    g.node(T::kFullyConnected, {x, w, xnn::kInvalidId}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 2}, {3, 1}), xnn_out({1, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{1, 8});  // 3 - 2 = 1; 6 + 2 = 8
+  }
+}
