@@ -226,9 +226,21 @@ TEST_CASE("et-run on the fixtures: runs, verifies, or names what is missing", "[
   CHECK(cadence.err.find("3 missing operators: cadence::quantize_per_tensor.out, "
                          "cadence::quantized_conv2d_nchw.per_tensor_out, cadence::dequantize_per_tensor.out") !=
         std::string::npos);
-  auto xnnpack = test::run_tool("et-run", test::shell_quote(test::fixture("pte/dynamic_xnnpack.pte")));
-  CHECK(xnnpack.exit_code == 2);
-  CHECK(xnnpack.err.find("backend 'XnnpackBackend' is not registered") != std::string::npos);
+  // XNNPACK runs on the host: the graph multiplies the input (ones) by the program's rank-0
+  // constant (value 0, data_buffer_idx 1), which holds 2.
+  auto xnnpack = test::run_tool("et-run", test::shell_quote(test::fixture("pte/dynamic_xnnpack.pte")) + " -q --print-outputs");
+  CHECK(xnnpack.exit_code == 0);
+  CHECK(xnnpack.out == "output 0: FLOAT[8] [2, 2, 2, 2, 2, 2, 2, 2]\n");
+  auto qnn = test::run_tool("et-run", test::shell_quote(test::fixture("pte/stories260k_qnn_multi_method.pte")) +
+                                          " --method kv_forward");
+  CHECK(qnn.exit_code == 2);
+  CHECK(qnn.err.find("backend 'QnnBackend' is not registered") != std::string::npos);
+}
+
+TEST_CASE("et-run --list-backends names the delegates it runs on the host", "[cli][et-run]") {
+  auto r = test::run_tool("et-run", "--list-backends");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "XnnpackBackend\n");
 }
 
 TEST_CASE("et-run --list-kernels prints the registry and MODEL is otherwise required", "[cli][et-run]") {

@@ -159,7 +159,7 @@ TEST_CASE("xnnpack: transposed convolution scatters each pixel through the kerne
   CHECK(values_of(args[1]) == std::vector<float>{1, 10, 2, 20});
 }
 
-TEST_CASE("xnnpack: pooling excludes padding from averages; global average; argmax", "[xnnpack]") {
+TEST_CASE("xnnpack: max and average pooling (padding excluded from averages) and global average pooling", "[xnnpack]") {
   const std::vector<float> image = {1, 2, 3, 4, 5, 6, 7, 8, 9};  // 1x3x3x1
   auto pool = [&](T type) {
     XnnGraphBuilder g;
