@@ -317,3 +317,24 @@ TEST_CASE("xnnpack: quantized values: per-tensor int8 add and per-channel int8 w
     CHECK(values_of(args[1]) == std::vector<float>{1, 8});  // 3 - 2 = 1; 6 + 2 = 8
   }
 }
+
+TEST_CASE("xnnpack: dynamically quantized fully connected (convert to qdint8, then the product)", "[xnnpack]") {
+  XnnGraphBuilder g;
+  const uint32_t x = g.input({1, 4});
+  const uint32_t q = g.internal({1, 4}, xnn::Datatype::kQdint8);
+  g.value(q).quantized = true;
+  g.value(q).quant.scheme = xnn::QuantScheme::kPerTokenDynamic;
+  g.value(q).quant.num_nonbatch_dims = 1;
+  const uint32_t w = g.constant<float>({1, 4}, {1, 1, 1, 1});
+  const uint32_t out = g.output({1, 1});
+  g.node(T::kConvert, {x}, {q});
+  g.node(T::kFullyConnected, {q, w, xnn::kInvalidId}, {out});
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 4}, {1, -1, 0.5f, 0}), xnn_out({1, 1})};
+  REQUIRE(run_xnn(payload, args).ok());
+  // Row range [-1, 1]: scale = float(2/255) = 0.0078431377; zero point -0.5 from either end, the max
+  // end has the smaller error (254.5 < 255.5) and rounds to 0. The values are multiplied by
+  // 1/scale, which is 127.49999237 in float (not 127.5), so 1 -> 127, -1 -> -127, 0.5 -> 63.749996 -> 64.
+  // Sum (127 - 127 + 64) * 0.0078431377 = 0.50196081, where the exact product is 0.5.
+  CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{64 * 0.0078431377f}).epsilon(1e-6f));
+}

@@ -116,7 +116,20 @@ Status fully_connected(NodeCall& call) {
   shape.back() = out_ch;
   ETKIT_TRY(call.runtime.reshape(out, shape));
   const size_t rows = in_ch == 0 ? 0 : x.numel() / in_ch;
-  ETKIT_ASSIGN_OR_RETURN(const float* a, activation_floats(call, x, call.runtime.scratch(0)));
+  const float* a = nullptr;
+  if (x.def->dq_datatype == xnn::Datatype::kQint8 && x.dtype == xnn::Datatype::kFp32) {
+    // The legacy dq_datatype input: quantized per row before the product,
+    // as the Convert node XNNCompiler inserts for it.
+    Slot quantized = x;
+    quantized.dtype = xnn::Datatype::kQdint8;
+    std::vector<float>& bytes = call.runtime.scratch(4);
+    bytes.resize((x.numel() + 3) / 4);
+    quantized.data = reinterpret_cast<uint8_t*>(bytes.data());
+    ETKIT_TRY(quantize_dynamic(call, x, quantized));
+    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(call, quantized, call.runtime.scratch(0)));
+  } else {
+    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(call, x, call.runtime.scratch(0)));
+  }
   ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, transposed ? 1 : 0, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, b, out_ch, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
