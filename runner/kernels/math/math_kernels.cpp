@@ -8,7 +8,8 @@ std::vector<KernelInfo> math_kernels() {
   for (auto add : {math::add_unary_kernels, math::add_activation_kernels, math::add_glu_kernels,
                    math::add_softmax_kernels, math::add_sum_kernels, math::add_extreme_kernels, math::add_any_kernels,
                    math::add_cumsum_kernels, math::add_comparison_kernels, math::add_maximum_kernels,
-                   math::add_where_kernels, math::add_pow_kernels, math::add_remainder_kernels}) {
+                   math::add_where_kernels, math::add_pow_kernels, math::add_remainder_kernels,
+                   math::add_bitwise_kernels, math::add_atan2_kernels, math::add_topk_kernels}) {
     add(table);
   }
   return table;

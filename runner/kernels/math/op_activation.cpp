@@ -199,6 +199,25 @@ Status gelu_out(KernelContext& ctx, std::span<EValue* const> args) {
   });
 }
 
+// (self, Scalar alpha, Scalar scale, Scalar input_scale, out, ret):
+// scale * x for x > 0, else alpha * scale * (exp(input_scale * x) - 1);
+// out keeps self's floating dtype (op_elu.cpp). expm1 keeps small
+// negative inputs accurate.
+Status elu_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(const EValue* alpha, scalar_arg(ctx, *args[1], "alpha"));
+  ETKIT_ASSIGN_OR_RETURN(const EValue* scale, scalar_arg(ctx, *args[2], "scale"));
+  ETKIT_ASSIGN_OR_RETURN(const EValue* input_scale, scalar_arg(ctx, *args[3], "input_scale"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  ETKIT_TRY(require_same_dtype(ctx, *self, *out));
+  const double a = alpha->scalar_as_double(), s = scale->scalar_as_double(), is = input_scale->scalar_as_double();
+  return floating_map(ctx, *self, *out, [a, s, is](auto x) {
+    using T = decltype(x);
+    if (x > T(0)) return x * static_cast<T>(s);
+    return std::expm1(x * static_cast<T>(is)) * static_cast<T>(a * s);  // NaN falls here and stays NaN
+  });
+}
+
 template <typename Fn>
 KernelInfo simple_activation(std::string name, Fn fn) {
   auto kernel = [fn](KernelContext& ctx, std::span<EValue* const> args) -> Status {
@@ -223,6 +242,7 @@ void add_activation_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::clamp.Tensor_out", clamp_tensor_out, 5, {3}});
   table.push_back({"aten::leaky_relu.out", leaky_relu_out, 4, {2}});
   table.push_back({"aten::gelu.out", gelu_out, 4, {2}});
+  table.push_back({"aten::elu.out", elu_out, 6, {4}});
   table.push_back(simple_activation("silu", [](auto x) { return x / (decltype(x)(1) + std::exp(-x)); }));
   table.push_back(simple_activation("hardsigmoid", [](auto x) { return hard_gate(x); }));
   table.push_back(simple_activation("hardswish", [](auto x) { return x * hard_gate(x); }));

@@ -1,6 +1,8 @@
-// Extremes: amax.out / amin.out over a dim list (values, self's dtype) and
-// argmax.out / argmin.out over one dim or all (int64 positions). NaN counts
-// as the extreme, and the first of equal extremes wins, as in PyTorch.
+// Extremes: amax.out / amin.out over a dim list (values, self's dtype),
+// argmax.out / argmin.out over one dim or all (int64 positions),
+// max.dim_max / min.dim_min over one dim (both values and positions), and
+// max.unary_out / min.unary_out over all elements. NaN counts as the
+// extreme, and the first of equal extremes wins, as in PyTorch.
 // Values compare in self's computation type, so int64 stays exact.
 #include <cmath>
 
@@ -102,6 +104,78 @@ KernelFn extreme_index(bool max) {
   };
 }
 
+// (self, int dim, bool keepdim, values, indices, ret): the extreme along
+// one dim and its position; a reduced dim of size 0 is an error (ATen's
+// "Expected reduction dim to have non-zero size").
+KernelFn extreme_with_index(bool max) {
+  return [max](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(int64_t dim, int_arg(ctx, *args[1], "dim"));
+    ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * values, tensor_arg(ctx, *args[3], max ? "max" : "min"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * indices, tensor_arg(ctx, *args[4], max ? "max_values" : "min_indices"));
+    ETKIT_TRY(require_same_dtype(ctx, *self, *values));
+    if (indices->dtype() != ScalarType::kLong) {
+      return ctx.fail("indices must be LONG, not " + dtype_name(indices->dtype()));
+    }
+    const int64_t dims[1] = {dim};
+    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, dims, false, keepdim));
+    const int64_t empty = empty_reduced_dim(p, *self);
+    if (empty >= 0) return ctx.fail("cannot reduce dim " + std::to_string(empty) + " of size 0");
+    ETKIT_TRY(resize_out(ctx, *values, p.out_shape));
+    ETKIT_TRY(resize_out(ctx, *indices, p.out_shape));
+    ReducePlan index_plan = p;  // the same dims, with the indices' strides
+    bind_out(p, *values);
+    bind_out(index_plan, *indices);
+    const StrideTable<3> strides = {p.kept_out, index_plan.kept_out, p.kept_in};
+    return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
+      using CT = decltype(tag);
+      const Reader<CT> read(*self);
+      const Writer<CT> write(*values);
+      int64_t* positions = indices->data_as<int64_t>();
+      strided_loop(p.kept, strides, [&](const std::array<int64_t, 3>& off) {
+        CT best = read(off[2]);
+        int64_t best_index = 0, position = 0;
+        for_each_folded(p, off[2], [&](int64_t i) {
+          const CT v = read(i);
+          if (better(v, best, max)) {
+            best = v;
+            best_index = position;
+          }
+          ++position;
+        });
+        write(off[0], best);
+        positions[off[1]] = best_index;
+      });
+    });
+  };
+}
+
+// (self, out, ret): the extreme of all elements as a 0-dim out of a dtype
+// self's values can be stored in; an empty self has none (an error, as in
+// ATen).
+KernelFn extreme_of_all(bool max) {
+  return [max](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
+    ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
+    if (self->numel() == 0) return ctx.fail("cannot reduce an empty tensor");
+    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, {}, true, false));
+    ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
+    return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
+      using CT = decltype(tag);
+      const Reader<CT> read(*self);
+      CT best = read(0);  // all indices 0: offset 0 whatever the strides
+      for_each_folded(p, 0, [&](int64_t i) {
+        const CT v = read(i);
+        if (better(v, best, max)) best = v;
+      });
+      const Writer<CT> write(*out);
+      write(0, best);
+    });
+  };
+}
+
 }  // namespace
 
 void add_extreme_kernels(std::vector<KernelInfo>& table) {
@@ -109,6 +183,10 @@ void add_extreme_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::amin.out", extreme_values(false), 5, {3}});
   table.push_back({"aten::argmax.out", extreme_index(true), 5, {3}});
   table.push_back({"aten::argmin.out", extreme_index(false), 5, {3}});
+  table.push_back({"aten::max.dim_max", extreme_with_index(true), 6, {3, 4}});
+  table.push_back({"aten::min.dim_min", extreme_with_index(false), 6, {3, 4}});
+  table.push_back({"aten::max.unary_out", extreme_of_all(true), 3, {1}});
+  table.push_back({"aten::min.unary_out", extreme_of_all(false), 3, {1}});
 }
 
 }  // namespace etkit::rt::kernels::math

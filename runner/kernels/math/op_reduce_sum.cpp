@@ -1,8 +1,10 @@
 // Sum-based reductions over a dim list: sum.IntList_out, mean.out,
-// mean.dtype_out, var.out and var.correction_out. A None or empty dim list
+// mean.dtype_out, var.out, var.correction_out and var_mean.correction_out;
+// products over one dim or all (prod.int_out, prod.out). A None or empty dim list
 // reduces every dim. The accumulator is out's computation type (float for
 // float/half/bfloat16, double, int64 for integer outs), as the portable
 // kernels do; integer sums wrap on overflow like PyTorch's.
+#include <algorithm>
 #include <cmath>
 
 #include "runner/kernels/math/math_kernels.h"
@@ -164,6 +166,140 @@ Status var_correction_out(KernelContext& ctx, std::span<EValue* const> args) {
   return variance(ctx, *self, dims, correction, keepdim, *out);
 }
 
+// (self, int[1]? dim, *, Scalar? correction, bool keepdim, out0 (var),
+// out1 (mean), ret). As ATen's Welford projection: var = M2 / max(N -
+// correction, 0), so a non-positive divisor gives inf (or NaN when every
+// value equals the mean), and the mean is the plain mean; an empty group
+// gives NaN for both. (ExecuTorch's op_var_mean.cpp writes NaN to both
+// whenever N - correction <= 0.)
+Status var_mean_correction_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], true));
+  double correction = 1.0;
+  if (!args[2]->is_none()) {
+    ETKIT_ASSIGN_OR_RETURN(const EValue* c, scalar_arg(ctx, *args[2], "correction"));
+    correction = c->scalar_as_double();
+  }
+  ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[3], "keepdim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * var, tensor_arg(ctx, *args[4], "out0"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * mean, tensor_arg(ctx, *args[5], "out1"));
+  ETKIT_TRY(require_floating(ctx, *self, "self"));
+  ETKIT_TRY(require_floating(ctx, *var, "out0"));
+  if (mean->dtype() != var->dtype()) {
+    return ctx.fail("out1 dtype " + dtype_name(mean->dtype()) + " differs from out0 dtype " + dtype_name(var->dtype()));
+  }
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *var));
+  ReducePlan mean_plan = p;
+  ETKIT_TRY(resize_out(ctx, *mean, p.out_shape));
+  bind_out(mean_plan, *mean);
+  const double divisor = std::max(double(p.count) - correction, 0.0);
+  const StrideTable<3> strides = {p.kept_out, mean_plan.kept_out, p.kept_in};
+  return dispatch_compute(ctx, var->dtype(), [&](auto tag) {
+    using ACC = decltype(tag);
+    if constexpr (std::is_floating_point_v<ACC>) {
+      const Reader<ACC> read(*self);
+      const Writer<ACC> write_var(*var), write_mean(*mean);
+      strided_loop(p.kept, strides, [&](const std::array<int64_t, 3>& off) {
+        if (p.count == 0) {
+          write_var(off[0], ACC(NAN));
+          write_mean(off[1], ACC(NAN));
+          return;
+        }
+        ACC sum = 0;
+        for_each_folded(p, off[2], [&](int64_t i) { sum += read(i); });
+        const ACC m = sum / static_cast<ACC>(p.count);
+        ACC squares = 0;
+        for_each_folded(p, off[2], [&](int64_t i) {
+          const ACC d = read(i) - m;
+          squares += d * d;
+        });
+        write_var(off[0], static_cast<ACC>(squares / static_cast<ACC>(divisor)));
+        write_mean(off[1], m);
+      });
+    }
+  });
+}
+
+// The product's dtype rules (check_prod_out_args): out is `dtype` when
+// given, else int64 for an integer or BOOL self, else self's dtype. A
+// floating self into an integer out is refused (converting NaN or huge
+// values to an integer has no defined result).
+Status check_prod_dtypes(KernelContext& ctx, const Tensor& self, const EValue& dtype_value, const Tensor& out) {
+  ETKIT_ASSIGN_OR_RETURN(std::optional<ScalarType> dtype, checked_dtype(ctx, dtype_value, out));
+  if (!dtype) {
+    const ScalarType expected = is_integral(self.dtype(), true) ? ScalarType::kLong : self.dtype();
+    if (out.dtype() != expected) {
+      return ctx.fail("out must be " + dtype_name(expected) + " for self dtype " + dtype_name(self.dtype()) + ", not " +
+                      dtype_name(out.dtype()));
+    }
+  }
+  if (is_floating(self.dtype()) && !is_floating(out.dtype())) {
+    return ctx.fail("cannot take the product of " + dtype_name(self.dtype()) + " values in " + dtype_name(out.dtype()));
+  }
+  if (!is_floating(self.dtype()) && !is_integral(self.dtype(), true)) {
+    return ctx.fail("unsupported dtype " + dtype_name(self.dtype()));
+  }
+  return {};
+}
+
+// out = the product of each folded group (1 for an empty one), in out's
+// computation type; integer products wrap (multiplied mod 2^64, then
+// narrowed, which is the same as wrapping in the narrow type).
+Status prod_into(KernelContext& ctx, const Tensor& self, const ReducePlan& p, Tensor& out) {
+  if (out.dtype() == ScalarType::kBool) {  // a BOOL product is an "all"
+    const Writer<bool> write(out);
+    for_each_output(p, [&](int64_t o, int64_t base) {
+      bool all = true;
+      for_each_folded(p, base, [&](int64_t i) { all = all && truthy(self, i); });
+      write(o, all);
+    });
+    return {};
+  }
+  if (is_integral(out.dtype(), false)) {
+    const Reader<int64_t> read(self);  // self is integral here (checked)
+    const Writer<int64_t> write(out);
+    for_each_output(p, [&](int64_t o, int64_t base) {
+      uint64_t acc = 1;
+      for_each_folded(p, base, [&](int64_t i) { acc *= static_cast<uint64_t>(read(i)); });
+      write(o, static_cast<int64_t>(acc));
+    });
+    return {};
+  }
+  return dispatch_compute(ctx, out.dtype(), [&](auto tag) {
+    using ACC = decltype(tag);
+    if constexpr (std::is_floating_point_v<ACC>) {
+      const Reader<ACC> read(self);
+      const Writer<ACC> write(out);
+      for_each_output(p, [&](int64_t o, int64_t base) {
+        ACC acc = 1;
+        for_each_folded(p, base, [&](int64_t i) { acc *= read(i); });
+        write(o, acc);
+      });
+    }
+  });
+}
+
+// (self, int dim, bool keepdim, *, ScalarType? dtype, out, ret)
+Status prod_int_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t dim, int_arg(ctx, *args[1], "dim"));
+  ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  ETKIT_TRY(check_prod_dtypes(ctx, *self, *args[3], *out));
+  const int64_t dims[1] = {dim};
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{dims, false}, keepdim, *out));
+  return prod_into(ctx, *self, p, *out);
+}
+
+// (self, *, ScalarType? dtype, out, ret): the product of every element.
+Status prod_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_prod_dtypes(ctx, *self, *args[1], *out));
+  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{{}, true}, false, *out));
+  return prod_into(ctx, *self, p, *out);
+}
+
 }  // namespace
 
 void add_sum_kernels(std::vector<KernelInfo>& table) {
@@ -172,6 +308,9 @@ void add_sum_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::mean.dtype_out", mean_dtype_out, 4, {2}});
   table.push_back({"aten::var.out", var_out, 6, {4}});
   table.push_back({"aten::var.correction_out", var_correction_out, 6, {4}});
+  table.push_back({"aten::var_mean.correction_out", var_mean_correction_out, 7, {4, 5}});
+  table.push_back({"aten::prod.int_out", prod_int_out, 6, {4}});
+  table.push_back({"aten::prod.out", prod_out, 4, {2}});
 }
 
 }  // namespace etkit::rt::kernels::math

@@ -159,6 +159,9 @@ void add_unary_kernels(std::vector<KernelInfo>& table) {
   table.push_back(floating_unary("atan", [](auto x) { return std::atan(x); }));
   table.push_back(floating_unary("sinh", [](auto x) { return std::sinh(x); }));
   table.push_back(floating_unary("cosh", [](auto x) { return std::cosh(x); }));
+  table.push_back(floating_unary("acosh", [](auto x) { return std::acosh(x); }));
+  table.push_back(floating_unary("asinh", [](auto x) { return std::asinh(x); }));
+  table.push_back(floating_unary("atanh", [](auto x) { return std::atanh(x); }));
   table.push_back(floating_unary("erf", [](auto x) { return std::erf(x); }));
 
   table.push_back(same_type_unary("relu", false, [](auto x) { return x > decltype(x)(0) ? x : decltype(x)(0); }));

@@ -1,7 +1,8 @@
 // Index-driven copies along one dim: gather, scatter (value and src),
-// index_select, embedding. Index tensors are int64 or int32; as in
+// scatter_add, index_select, embedding. Index tensors are int64 or int32; as in
 // PyTorch, these ops take no negative indices (index.Tensor does). Every
 // index is checked before anything is written.
+#include "runner/kernels/shape/accumulate.h"
 #include "runner/kernels/shape/shape_ops.h"
 
 namespace etkit::rt::kernels {
@@ -117,6 +118,39 @@ KernelFn scatter(bool from_tensor) {
   };
 }
 
+// (self, dim, index, src, out, ret): out = self, then
+// out[index[i][j]][j] += src[i][j] for dim 0 (repeated targets add up).
+Status scatter_add_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t dim_value, int_arg(ctx, *args[1], "dim"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * index, tensor_arg(ctx, *args[2], "index"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * src_tensor, tensor_arg(ctx, *args[3], "src"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  ETKIT_TRY(check_can_accumulate(ctx, self->dtype()));
+  ETKIT_TRY(check_index_dtype(ctx, *index, "index"));
+  if (src_tensor->dtype() != self->dtype()) {
+    return ctx.fail("src has dtype " + dtype_name(src_tensor->dtype()) + ", expected " + dtype_name(self->dtype()));
+  }
+  ETKIT_ASSIGN_OR_RETURN(size_t dim, dim_arg(ctx, dim_value, self->dim()));
+  const View base = at_least_1d(*self), idx = at_least_1d(*index), src = at_least_1d(*src_tensor);
+  ETKIT_TRY(check_index_shape(ctx, base, idx, base, dim, true, "self"));
+  if (src.rank() != idx.rank()) {
+    return ctx.fail("src has " + std::to_string(src.rank()) + " dims, index has " + std::to_string(idx.rank()));
+  }
+  ETKIT_TRY(check_index_shape(ctx, base, idx, src, dim, false, "src"));
+  ETKIT_TRY(check_indices(ctx, *index, dim, base.sizes[dim]));
+  ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+  const View dst = at_least_1d(*out);
+  ETKIT_TRY(copy_view(ctx, dst, base));
+  for_each_index(idx.sizes, [&](const int64_t* i) {
+    const int64_t target = load_index(*index, offset_at(i, idx.strides));
+    uint8_t* to = dst.at(offset_at(i, dst.strides) + (target - i[dim]) * dst.strides[dim]);
+    accumulate_element(dst.dtype, to, src.at(offset_at(i, src.strides)));
+  });
+  return {};
+}
+
 // (self, dim, index, out, ret): out = self with dim replaced by the rows
 // index (rank <= 1) names.
 Status index_select_out(KernelContext& ctx, std::span<EValue* const> args) {
@@ -186,6 +220,7 @@ void add_gather_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::gather.out", gather_out, 6, {4}});
   table.push_back({"aten::scatter.value_out", scatter(false), 6, {4}});
   table.push_back({"aten::scatter.src_out", scatter(true), 6, {4}});
+  table.push_back({"aten::scatter_add.out", scatter_add_out, 6, {4}});
   table.push_back({"aten::index_select.out", index_select_out, 5, {3}});
   table.push_back({"aten::embedding.out", embedding_out, 7, {5}});
 }

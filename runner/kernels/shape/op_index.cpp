@@ -1,4 +1,6 @@
-// index.Tensor_out: PyTorch's advanced indexing, self[indices...].
+// index.Tensor_out: PyTorch's advanced indexing, self[indices...]; its
+// writing forms index_put.out / index_put_ (self[indices] = values), and
+// masked_scatter.out.
 //
 // indices is a Tensor?[] list; entry k indexes the next dim(s) of self:
 //   None          the dim is kept whole;
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "runner/kernels/shape/accumulate.h"
 #include "runner/kernels/shape/shape_ops.h"
 
 namespace etkit::rt::kernels {
@@ -210,62 +213,54 @@ Status single_index(KernelContext& ctx, const Tensor& self, const Plan& plan, Te
   return status;
 }
 
+// Offset in `target` (a view of self's shape) of the element that result
+// coordinate `c` of self[indices] names.
+int64_t indexed_offset(const Tensor& self, Plan& plan, const View& target, const int64_t* c) {
+  const size_t nb = plan.broadcast.size();
+  const int64_t* b = c + plan.b_start;  // coordinates in B
+  int64_t at = target.offset;
+  size_t kept = 0;  // kept dims seen so far
+  for (size_t d = 0; d < plan.rank; ++d) {
+    const Slot& slot = plan.slots[d];
+    int64_t coord;
+    if (!slot.tensor) {
+      // Kept dim: its place in the result.
+      if (plan.adjacent) {
+        coord = d < plan.first ? c[d] : c[d - plan.num_indexed + nb];
+      } else {
+        coord = c[nb + kept];
+      }
+      ++kept;
+    } else if (slot.mask) {
+      MaskCursor& cursor = plan.cursors[slot.cursor];
+      const int64_t k = cursor.count() == 1 ? 0 : b[nb - 1];
+      coord = cursor.find(k)[slot.component];
+    } else {
+      const Tensor& t = *slot.tensor;
+      const size_t shift = nb - t.dim();
+      int64_t off = 0;
+      for (size_t j = 0; j < t.dim(); ++j) {
+        if (t.size(j) != 1) off += b[shift + j] * t.strides()[j];
+      }
+      coord = load_index(t, off);
+      if (coord < 0) coord += self.size(d);
+    }
+    at += coord * target.strides[d];
+  }
+  return at;
+}
+
 // The general case: each out element looks up its source element.
 void gather_elements(const Tensor& self, Plan& plan, Tensor& out) {
   const View src = View::of(self), dst = View::of(out);
-  const size_t nb = plan.broadcast.size();
   const size_t e = src.element_size;
   for_each_index(dst.sizes, [&](const int64_t* c) {
-    const int64_t* b = c + plan.b_start;  // coordinates in B
-    int64_t from = src.offset;
-    size_t kept = 0;  // kept dims seen so far
-    for (size_t d = 0; d < plan.rank; ++d) {
-      const Slot& slot = plan.slots[d];
-      int64_t coord;
-      if (!slot.tensor) {
-        // Kept dim: its place in out.
-        if (plan.adjacent) {
-          coord = d < plan.first ? c[d] : c[d - plan.num_indexed + nb];
-        } else {
-          coord = c[nb + kept];
-        }
-        ++kept;
-      } else if (slot.mask) {
-        MaskCursor& cursor = plan.cursors[slot.cursor];
-        const int64_t k = cursor.count() == 1 ? 0 : b[nb - 1];
-        coord = cursor.find(k)[slot.component];
-      } else {
-        const Tensor& t = *slot.tensor;
-        const size_t shift = nb - t.dim();
-        int64_t off = 0;
-        for (size_t j = 0; j < t.dim(); ++j) {
-          if (t.size(j) != 1) off += b[shift + j] * t.strides()[j];
-        }
-        coord = load_index(t, off);
-        if (coord < 0) coord += self.size(d);
-      }
-      from += coord * src.strides[d];
-    }
-    std::memcpy(dst.at(dst.offset + offset_at(c, dst.strides)), src.at(from), e);
+    std::memcpy(dst.at(dst.offset + offset_at(c, dst.strides)), src.at(indexed_offset(self, plan, src, c)), e);
   });
 }
 
-// (self, indices, out, ret)
-Status index_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
-  const EValue& list = *args[1];
-  if (list.tag != Tag::kOptionalTensorList && list.tag != Tag::kTensorList) {
-    return ctx.fail("indices must be a list of optional tensors, not " + std::string(tag_name(list.tag)));
-  }
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
-  Plan plan;
-  ETKIT_TRY(make_plan(ctx, *self, list.tensor_list, plan));
-  if (plan.num_indexed == 0) {  // nothing indexed: a copy
-    ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
-    return copy_view(ctx, View::of(*out), View::of(*self));
-  }
-  ETKIT_TRY(check_index_values(ctx, *self, plan));
+// The shape of self[indices] (plan.num_indexed > 0).
+Result<Shape> indexed_shape(KernelContext& ctx, const Tensor& self, const Plan& plan) {
   Shape shape;
   const size_t out_rank = plan.rank - plan.num_indexed + plan.broadcast.size();
   if (out_rank > kMaxRank) return ctx.fail("the result would have rank " + std::to_string(out_rank) + ", over 16");
@@ -276,8 +271,32 @@ Status index_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
     if (plan.adjacent && d == plan.first) {
       for (int64_t v : plan.broadcast) shape.push_back(v);
     }
-    if (!plan.slots[d].tensor) shape.push_back(self->size(d));
+    if (!plan.slots[d].tensor) shape.push_back(self.size(d));
   }
+  return shape;
+}
+
+Result<std::span<Tensor* const>> index_list_arg(KernelContext& ctx, const EValue& list) {
+  if (list.tag != Tag::kOptionalTensorList && list.tag != Tag::kTensorList) {
+    return ctx.fail("indices must be a list of optional tensors, not " + std::string(tag_name(list.tag)));
+  }
+  return list.tensor_list;
+}
+
+// (self, indices, out, ret)
+Status index_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(std::span<Tensor* const> indices, index_list_arg(ctx, *args[1]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  Plan plan;
+  ETKIT_TRY(make_plan(ctx, *self, indices, plan));
+  if (plan.num_indexed == 0) {  // nothing indexed: a copy
+    ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+    return copy_view(ctx, View::of(*out), View::of(*self));
+  }
+  ETKIT_TRY(check_index_values(ctx, *self, plan));
+  ETKIT_ASSIGN_OR_RETURN(Shape shape, indexed_shape(ctx, *self, plan));
   ETKIT_TRY(resize_out(ctx, *out, shape));
   if (out->numel() == 0) return {};
   if (plan.num_indexed == 1 && !plan.slots[plan.first].mask) return single_index(ctx, *self, plan, *out);
@@ -285,10 +304,141 @@ Status index_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
   return {};
 }
 
+// target[indices] = values (or += with accumulate), where target is self
+// or an out of self's dtype that first receives a copy of self (after all
+// checks, so a failed call leaves it untouched). values (self's dtype)
+// broadcasts to the shape of self[indices]; with repeated indices and no
+// accumulate the last write wins, as ATen's CPU loop does.
+Status put_indexed(KernelContext& ctx, const Tensor& self, std::span<Tensor* const> indices, const Tensor& values,
+                   bool accumulate, Tensor& target) {
+  if (values.dtype() != self.dtype()) {
+    return ctx.fail("values has dtype " + dtype_name(values.dtype()) + ", expected " + dtype_name(self.dtype()));
+  }
+  if (accumulate) ETKIT_TRY(check_can_accumulate(ctx, self.dtype()));
+  Plan plan;
+  ETKIT_TRY(make_plan(ctx, self, indices, plan));
+  ETKIT_TRY(check_index_values(ctx, self, plan));
+  Shape shape = shape_of(self);  // no index tensors: self[indices] is self
+  if (plan.num_indexed > 0) {
+    ETKIT_ASSIGN_OR_RETURN(shape, indexed_shape(ctx, self, plan));
+  }
+  View from = View::of(values);
+  // Broadcast values to `shape` (right-aligned; size 1 repeats).
+  if (from.rank() > shape.size()) {
+    return ctx.fail("values of shape " + values.shape_string() + " cannot be broadcast to " + list_string(shape));
+  }
+  while (from.rank() < shape.size()) from = from.with_broadcast_dim(0, 1);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (from.sizes[d] == shape[d]) continue;
+    if (from.sizes[d] != 1) {
+      return ctx.fail("values of shape " + values.shape_string() + " cannot be broadcast to " + list_string(shape));
+    }
+    from.sizes[d] = shape[d];
+    from.strides[d] = 0;
+  }
+  if (&target != &self) {
+    ETKIT_TRY(check_same_dtype(ctx, self, target));
+    ETKIT_TRY(resize_out(ctx, target, self.sizes()));
+    ETKIT_TRY(copy_view(ctx, View::of(target), View::of(self)));
+  }
+  const View dst = View::of(target);
+  const size_t e = dst.element_size;
+  for_each_index(shape, [&](const int64_t* c) {
+    uint8_t* to = dst.at(plan.num_indexed > 0 ? indexed_offset(self, plan, dst, c) : offset_at(c, dst.strides));
+    const uint8_t* value = from.at(from.offset + offset_at(c, from.strides));
+    if (accumulate) accumulate_element(dst.dtype, to, value);
+    else std::memcpy(to, value, e);
+  });
+  return {};
+}
+
+// (self, indices, values, accumulate, out, ret): out = self, then
+// out[indices] = values.
+Status index_put_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(std::span<Tensor* const> indices, index_list_arg(ctx, *args[1]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * values, tensor_arg(ctx, *args[2], "values"));
+  ETKIT_ASSIGN_OR_RETURN(bool accumulate, bool_arg(ctx, *args[3], "accumulate"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  return put_indexed(ctx, *self, indices, *values, accumulate, *out);
+}
+
+// (self, indices, values, accumulate, ret): in place on self; a return
+// slot holding another tensor receives a copy of the result.
+Status index_put_inplace(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(std::span<Tensor* const> indices, index_list_arg(ctx, *args[1]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * values, tensor_arg(ctx, *args[2], "values"));
+  ETKIT_ASSIGN_OR_RETURN(bool accumulate, bool_arg(ctx, *args[3], "accumulate"));
+  ETKIT_TRY(put_indexed(ctx, *self, indices, *values, accumulate, *self));
+  const EValue& ret = *args[4];
+  if (ret.tag == Tag::kTensor && ret.tensor != nullptr && ret.tensor != self && ret.tensor->data() != self->data()) {
+    ETKIT_TRY(check_same_dtype(ctx, *self, *ret.tensor));
+    ETKIT_TRY(resize_out(ctx, *ret.tensor, self->sizes()));
+    return copy_view(ctx, View::of(*ret.tensor), View::of(*self));
+  }
+  return {};
+}
+
+// (self, mask, source, out, ret): self and the BOOL mask broadcast to
+// out's shape; walking out in row-major order, each true mask element
+// takes the next element of source (in source's row-major order), the
+// others keep self's. source needs at least as many elements as the mask
+// has true ones.
+Status masked_scatter_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * mask, tensor_arg(ctx, *args[1], "mask"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * source, tensor_arg(ctx, *args[2], "source"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
+  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
+  if (mask->dtype() != ScalarType::kBool) return ctx.fail("mask must be BOOL, not " + dtype_name(mask->dtype()));
+  if (source->dtype() != self->dtype()) {
+    return ctx.fail("source has dtype " + dtype_name(source->dtype()) + ", expected " + dtype_name(self->dtype()));
+  }
+  ETKIT_ASSIGN_OR_RETURN(Shape shape, broadcast_shape(ctx, self->sizes(), mask->sizes()));
+  // Broadcast views of self and mask over `shape`.
+  auto broadcast_to = [&](const Tensor& t) {
+    View v = View::of(t);
+    while (v.rank() < shape.size()) v = v.with_broadcast_dim(0, 1);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (v.sizes[d] != shape[d]) {
+        v.sizes[d] = shape[d];
+        v.strides[d] = 0;
+      }
+    }
+    return v;
+  };
+  const View base = broadcast_to(*self), flags = broadcast_to(*mask);
+  int64_t needed = 0;
+  for_each_index(shape, [&](const int64_t* c) { needed += *flags.at(offset_at(c, flags.strides)) != 0 ? 1 : 0; });
+  if (needed > source->numel()) {
+    return ctx.fail("mask has " + std::to_string(needed) + " true elements but source has only " +
+                    std::to_string(source->numel()));
+  }
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  const View dst = View::of(*out), src = View::of(*source);
+  ETKIT_TRY(copy_view(ctx, dst, base));
+  // Walk source in row-major order alongside.
+  int64_t source_index[kMaxRank] = {};
+  const size_t e = dst.element_size;
+  for_each_index(shape, [&](const int64_t* c) {
+    if (*flags.at(offset_at(c, flags.strides)) == 0) return;
+    std::memcpy(dst.at(offset_at(c, dst.strides)), src.at(offset_at(source_index, src.strides)), e);
+    for (size_t d = src.rank(); d-- > 0;) {
+      if (++source_index[d] < src.sizes[d]) break;
+      source_index[d] = 0;
+    }
+  });
+  return {};
+}
+
 }  // namespace
 
 void add_index_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::index.Tensor_out", index_tensor_out, 4, {2}});
+  table.push_back({"aten::index_put.out", index_put_out, 6, {4}});
+  table.push_back({"aten::index_put_", index_put_inplace, 5, {0}});
+  table.push_back({"aten::masked_scatter.out", masked_scatter_out, 5, {3}});
 }
 
 }  // namespace etkit::rt::kernels

@@ -10,6 +10,7 @@ std::vector<KernelInfo> shape_kernels() {
   add_expand_kernels(table);
   add_clone_kernels(table);
   add_slice_kernels(table);
+  add_strided_view_kernels(table);
   add_split_kernels(table);
   add_cat_kernels(table);
   add_pad_kernels(table);

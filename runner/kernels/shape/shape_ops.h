@@ -15,12 +15,13 @@ void add_reshape_kernels(std::vector<KernelInfo>& table);  // view_copy, alias_c
 void add_permute_kernels(std::vector<KernelInfo>& table);  // permute_copy, transpose_copy, t_copy
 void add_expand_kernels(std::vector<KernelInfo>& table);   // expand_copy, repeat
 void add_clone_kernels(std::vector<KernelInfo>& table);    // clone, dim-order copies, _to_copy, copy
-void add_slice_kernels(std::vector<KernelInfo>& table);    // select_copy, slice_copy, narrow_copy
+void add_slice_kernels(std::vector<KernelInfo>& table);    // select_copy, slice_copy, narrow_copy, *_scatter
+void add_strided_view_kernels(std::vector<KernelInfo>& table);  // diagonal_copy, unfold_copy, as_strided_copy
 void add_split_kernels(std::vector<KernelInfo>& table);    // split_with_sizes_copy, split_copy, unbind_copy
 void add_cat_kernels(std::vector<KernelInfo>& table);      // cat, stack
 void add_pad_kernels(std::vector<KernelInfo>& table);      // constant_pad_nd
-void add_index_kernels(std::vector<KernelInfo>& table);    // index.Tensor
-void add_gather_kernels(std::vector<KernelInfo>& table);   // gather, scatter, index_select, embedding
+void add_index_kernels(std::vector<KernelInfo>& table);    // index.Tensor, index_put(_), masked_scatter
+void add_gather_kernels(std::vector<KernelInfo>& table);   // gather, scatter(_add), index_select, embedding
 void add_fill_kernels(std::vector<KernelInfo>& table);     // full, zeros, ones, arange, scalar_tensor, masked_fill
 void add_flip_kernels(std::vector<KernelInfo>& table);     // flip, roll
 
