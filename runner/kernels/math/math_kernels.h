@@ -27,5 +27,6 @@ void add_atan2_kernels(std::vector<KernelInfo>& table);
 void add_topk_kernels(std::vector<KernelInfo>& table);
 void add_floor_divide_kernels(std::vector<KernelInfo>& table);
 void add_rsub_kernels(std::vector<KernelInfo>& table);
+void add_distance_kernels(std::vector<KernelInfo>& table);  // _pdist_forward, _cdist_forward
 
 }  // namespace etkit::rt::kernels::math

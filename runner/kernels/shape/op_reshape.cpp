@@ -45,7 +45,7 @@ Status view_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   return reshape_into(ctx, *self, shape, *out);
 }
 
-// (self, out, ret): alias_copy, detach_copy, lift_fresh_copy.
+// (self, out, ret): alias_copy, detach_copy, lift_fresh_copy, _conj_physical.
 Status plain_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
@@ -116,6 +116,8 @@ void add_reshape_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::view_copy.out", view_copy_out, 4, {2}});
   table.push_back({"aten::alias_copy.out", plain_copy_out, 3, {1}});
   table.push_back({"aten::detach_copy.out", plain_copy_out, 3, {1}});
+  // The conjugate of a real tensor is itself (the runner has no complex dtypes).
+  table.push_back({"aten::_conj_physical.out", plain_copy_out, 3, {1}});
   table.push_back({"aten::lift_fresh_copy.out", plain_copy_out, 3, {1}});
   table.push_back({"aten::unsqueeze_copy.out", unsqueeze_copy_out, 4, {2}});
   table.push_back({"aten::squeeze_copy.dims_out", squeeze_copy_dims_out, 4, {2}});

@@ -1,0 +1,110 @@
+// _pdist_forward, _cdist_forward, max_pool2d_with_indices_backward and
+// _conj_physical, with values worked by hand (3-4-5 triangles).
+#include <cmath>
+
+#include "tests/support/kernel_harness.h"
+
+using etkit::ScalarType;
+using etkit::test::KernelHarness;
+
+namespace {
+
+std::string failure(KernelHarness& h, const std::string& op, const std::vector<size_t>& args) {
+  auto s = h.call(op, args);
+  REQUIRE_FALSE(s.ok());
+  return s.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("_pdist_forward: p = 0, 1, 2, 3, inf", "[gaps][distance]") {
+  KernelHarness h;
+  // Rows (0, 0), (3, 4), (6, 8): differences (3, 4), (6, 8), (3, 4) for the pairs 01, 02, 12.
+  auto x = h.tensor<double>(ScalarType::kDouble, {3, 2}, {0, 0, 3, 4, 6, 8});
+  auto out = h.out(ScalarType::kDouble, {3});
+  auto run = [&](double p) {
+    REQUIRE(h.call("aten::_pdist_forward.out", {x, h.real(p), out, out}).ok());
+    return h.data<double>(out);
+  };
+  CHECK(run(2) == std::vector<double>{5, 10, 5});
+  CHECK(run(1) == std::vector<double>{7, 14, 7});
+  CHECK(run(INFINITY) == std::vector<double>{4, 8, 4});
+  CHECK(run(0) == std::vector<double>{2, 2, 2});
+  // p = 3: (27 + 64)^(1/3) = 91^(1/3) = 4.497941445275415, and twice that for the pair 02.
+  const auto p3 = run(3);
+  CHECK(p3[0] == Approx(4.497941445275415).epsilon(1e-14));
+  CHECK(p3[1] == Approx(2 * 4.497941445275415).epsilon(1e-14));
+  // One row has no pairs; p < 0 and integer inputs are refused.
+  auto one = h.tensor<float>(ScalarType::kFloat, {1, 2}, {1, 2});
+  auto e = h.out(ScalarType::kFloat, {0}, true);
+  REQUIRE(h.call("aten::_pdist_forward.out", {one, h.real(2), e, e}).ok());
+  CHECK(h.sizes(e) == std::vector<int32_t>{0});
+  CHECK(failure(h, "aten::_pdist_forward.out", {x, h.real(-1), out, out}) ==
+        "aten::_pdist_forward.out: p must be non-negative, got -1.000000");
+}
+
+TEST_CASE("_cdist_forward: broadcast batch dims", "[gaps][distance]") {
+  KernelHarness h;
+  // x1 [1, 2, 2] = rows (0, 0), (1, 1); x2 [2, 1, 2] = batches {(3, 4)} and {(1, 0)}:
+  // batch 0: 5 and sqrt(2^2 + 3^2) = sqrt 13 = 3.605551275463989; batch 1: 1 and 1.
+  auto x1 = h.tensor<float>(ScalarType::kFloat, {1, 2, 2}, {0, 0, 1, 1});
+  auto x2 = h.tensor<float>(ScalarType::kFloat, {2, 1, 2}, {3, 4, 1, 0});
+  auto out = h.out(ScalarType::kFloat, {2, 2, 1});
+  REQUIRE(h.call("aten::_cdist_forward.out", {x1, x2, h.real(2), h.none(), out, out}).ok());
+  CHECK(h.data<float>(out)[0] == 5.0f);
+  CHECK(h.data<float>(out)[1] == Approx(3.605551275463989).epsilon(1e-6));
+  CHECK(h.data<float>(out)[2] == 1.0f);
+  CHECK(h.data<float>(out)[3] == 1.0f);
+  // p = 1 without batch dims: |0-3| + |0-4| = 7, |1-3| + |1-4| = 5.
+  auto a = h.tensor<float>(ScalarType::kFloat, {2, 2}, {0, 0, 1, 1});
+  auto b = h.tensor<float>(ScalarType::kFloat, {1, 2}, {3, 4});
+  auto o2 = h.out(ScalarType::kFloat, {2, 1});
+  REQUIRE(h.call("aten::_cdist_forward.out", {a, b, h.real(1), h.integer(0), o2, o2}).ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{7, 5});
+  auto c = h.tensor<float>(ScalarType::kFloat, {1, 3}, {1, 2, 3});
+  CHECK(failure(h, "aten::_cdist_forward.out", {a, c, h.real(2), h.none(), o2, o2}) ==
+        "aten::_cdist_forward.out: x1 [2, 2] and x2 [1, 3] differ in their last dim");
+}
+
+TEST_CASE("max_pool2d_with_indices_backward routes gradients to the indices", "[gaps][pool]") {
+  KernelHarness h;
+  // self [1, 1, 1, 3], kernel [1, 2], stride [1, 1]: two windows both picking x = 1 (indices [1, 1]);
+  // gradients 2 and 3 add up there: grad_input [0, 5, 0].
+  auto self = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 3}, {0, 9, 0});
+  auto grad = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 2}, {2, 3});
+  auto idx = h.tensor<int64_t>(ScalarType::kLong, {1, 1, 1, 2}, {1, 1});
+  auto gin = h.out(ScalarType::kFloat, {1, 1, 1, 3});
+  auto call = [&](size_t g, size_t i) {
+    return h.call("aten::max_pool2d_with_indices_backward.grad_input",
+                  {g, self, h.int_list({1, 2}), h.int_list({1, 1}), h.int_list({0, 0}), h.int_list({1, 1}),
+                   h.boolean(false), i, gin, gin});
+  };
+  REQUIRE(call(grad, idx).ok());
+  CHECK(h.data<float>(gin) == std::vector<float>{0, 5, 0});
+  // Indices [0, 2]: each gradient lands on its own position.
+  auto idx2 = h.tensor<int64_t>(ScalarType::kLong, {1, 1, 1, 2}, {0, 2});
+  REQUIRE(call(grad, idx2).ok());
+  CHECK(h.data<float>(gin) == std::vector<float>{2, 0, 3});
+  auto bad = h.tensor<int64_t>(ScalarType::kLong, {1, 1, 1, 2}, {0, 3});
+  CHECK(failure(h, "aten::max_pool2d_with_indices_backward.grad_input",
+                {grad, self, h.int_list({1, 2}), h.int_list({1, 1}), h.int_list({0, 0}), h.int_list({1, 1}),
+                 h.boolean(false), bad, gin, gin}) ==
+        "aten::max_pool2d_with_indices_backward.grad_input: index 3 is outside the 1x3 input plane");
+  auto wrong = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 3}, {1, 1, 1});
+  CHECK(failure(h, "aten::max_pool2d_with_indices_backward.grad_input",
+                {wrong, self, h.int_list({1, 2}), h.int_list({1, 1}), h.int_list({0, 0}), h.int_list({1, 1}),
+                 h.boolean(false), idx, gin, gin}) ==
+        "aten::max_pool2d_with_indices_backward.grad_input: grad_output [1, 1, 1, 3] does not match the pooled shape "
+        "[1, 1, 1, 2]");
+}
+
+TEST_CASE("_conj_physical of a real tensor is a copy", "[gaps][copy]") {
+  KernelHarness h;
+  auto x = h.tensor<double>(ScalarType::kDouble, {2}, {-1.5, 2});
+  auto out = h.out(ScalarType::kDouble, {2});
+  REQUIRE(h.call("aten::_conj_physical.out", {x, out, out}).ok());
+  CHECK(h.data<double>(out) == std::vector<double>{-1.5, 2});
+  auto f = h.out(ScalarType::kFloat, {2});
+  CHECK(failure(h, "aten::_conj_physical.out", {x, f, f}) ==
+        "aten::_conj_physical.out: out has dtype FLOAT, expected DOUBLE");
+}
