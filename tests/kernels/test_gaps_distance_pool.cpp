@@ -1,6 +1,7 @@
 // _pdist_forward, _cdist_forward, max_pool2d_with_indices_backward and
 // _conj_physical, with values worked by hand (3-4-5 triangles).
 #include <cmath>
+#include <complex>
 
 #include "tests/support/kernel_harness.h"
 
@@ -96,6 +97,41 @@ TEST_CASE("max_pool2d_with_indices_backward routes gradients to the indices", "[
                  h.boolean(false), idx, gin, gin}) ==
         "aten::max_pool2d_with_indices_backward.grad_input: grad_output [1, 1, 1, 3] does not match the pooled shape "
         "[1, 1, 1, 2]");
+}
+
+TEST_CASE("view_as_real_copy and _conj_physical on complex tensors", "[gaps][copy]") {
+  KernelHarness h;
+  // complex64 [2] = (1 + 2i), (3 - 4i): as real [2, 2] = 1, 2, 3, -4; conjugate (1 - 2i), (3 + 4i).
+  auto z = h.tensor<std::complex<float>>(ScalarType::kComplexFloat, {2}, {{1, 2}, {3, -4}});
+  auto out = h.out(ScalarType::kFloat, {2, 2});
+  REQUIRE(h.call("aten::view_as_real_copy.out", {z, out, out}).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{1, 2, 3, -4});
+  auto dout = h.out(ScalarType::kDouble, {2, 2});
+  REQUIRE(h.call("aten::view_as_real_copy.out", {z, dout, dout}).ok());
+  CHECK(h.data<double>(dout) == std::vector<double>{1, 2, 3, -4});
+  auto conj = h.out(ScalarType::kComplexFloat, {2});
+  REQUIRE(h.call("aten::_conj_physical.out", {z, conj, conj}).ok());
+  CHECK(h.data<std::complex<float>>(conj) == std::vector<std::complex<float>>{{1, -2}, {3, 4}});
+  // complex128 [1, 1] = (-0.5 + 0.25i) -> its conjugate (-0.5 - 0.25i).
+  auto w = h.tensor<std::complex<double>>(ScalarType::kComplexDouble, {1, 1}, {{-0.5, 0.25}});
+  auto wc = h.out(ScalarType::kComplexDouble, {1, 1});
+  REQUIRE(h.call("aten::_conj_physical.out", {w, wc, wc}).ok());
+  CHECK(h.data<std::complex<double>>(wc)[0] == std::complex<double>(-0.5, -0.25));
+  auto real = h.tensor<float>(ScalarType::kFloat, {1}, {1});
+  auto ro = h.out(ScalarType::kFloat, {1, 2});
+  CHECK(failure(h, "aten::view_as_real_copy.out", {real, ro, ro}) ==
+        "aten::view_as_real_copy.out: self must be complex, not FLOAT");
+}
+
+TEST_CASE("et_copy host/device copies are plain copies on the host", "[gaps][copy]") {
+  KernelHarness h;
+  auto x = h.tensor<int32_t>(ScalarType::kInt, {3}, {7, -8, 9});
+  auto out = h.out(ScalarType::kInt, {3});
+  REQUIRE(h.call("et_copy::_h2d_copy.out", {x, out, out}).ok());
+  CHECK(h.data<int32_t>(out) == std::vector<int32_t>{7, -8, 9});
+  auto back = h.out(ScalarType::kInt, {3});
+  REQUIRE(h.call("et_copy::_d2h_copy.out", {out, back, back}).ok());
+  CHECK(h.data<int32_t>(back) == std::vector<int32_t>{7, -8, 9});
 }
 
 TEST_CASE("_conj_physical of a real tensor is a copy", "[gaps][copy]") {
