@@ -144,3 +144,48 @@ TEST_CASE("_conj_physical of a real tensor is a copy", "[gaps][copy]") {
   CHECK(failure(h, "aten::_conj_physical.out", {x, f, f}) ==
         "aten::_conj_physical.out: out has dtype FLOAT, expected DOUBLE");
 }
+
+TEST_CASE("grid_sampler_2d: bilinear, nearest, bicubic with each padding mode", "[gaps][grid_sampler]") {
+  KernelHarness h;
+  // input [[1, 2], [3, 4]]; with align_corners, -1 and 1 are the pixel centers 0 and 1.
+  auto in = h.tensor<double>(ScalarType::kDouble, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto grid_of = [&](std::vector<double> xy) {
+    return h.tensor<double>(ScalarType::kDouble, {1, 1, int32_t(xy.size() / 2), 2}, xy);
+  };
+  auto run = [&](size_t grid, int64_t interp, int64_t pad, bool align) {
+    const int32_t n = h.tensor_at(grid).size(2);
+    auto out = h.out(ScalarType::kDouble, {1, 1, 1, n});
+    REQUIRE(h.call("aten::grid_sampler_2d.out",
+                   {in, grid, h.integer(interp), h.integer(pad), h.boolean(align), out, out})
+                .ok());
+    return h.data<double>(out);
+  };
+  // Bilinear, align_corners: corners 1 and 4, the center (0.5, 0.5) averages to 2.5, (0.5, 0) gives 1.5.
+  CHECK(run(grid_of({-1, -1, 1, 1, 0, 0, 0, -1}), 0, 0, true) == std::vector<double>{1, 4, 2.5, 1.5});
+  // Without align_corners the pixel position is x + 0.5: (-1, -1) is (-0.5, -0.5), a quarter of pixel
+  // (0, 0) with zeros padding, pixel (0, 0) itself with border or reflection padding.
+  auto corner = grid_of({-1, -1});
+  CHECK(run(corner, 0, 0, false) == std::vector<double>{0.25});
+  CHECK(run(corner, 0, 1, false) == std::vector<double>{1});
+  CHECK(run(corner, 0, 2, false) == std::vector<double>{1});
+  // x = 1.25, y = 0 is (1.75, 0.5): zeros -> 2 * 0.25 * 0.5 + 4 * 0.25 * 0.5 = 0.75; border clamps x to 1
+  // -> (2 + 4) / 2 = 3; reflection mirrors 1.75 about the edge 1.5 to 1.25, then clamps to 1 -> 3.
+  auto right = grid_of({1.25, 0});
+  CHECK(run(right, 0, 0, false) == std::vector<double>{0.75});
+  CHECK(run(right, 0, 1, false) == std::vector<double>{3});
+  CHECK(run(right, 0, 2, false) == std::vector<double>{3});
+  // Nearest, align_corners: (0.2, -1) -> (0.6, 0) -> pixel (0, 1) = 2; (0, 0) -> (0.5, 0.5) rounds half to
+  // even -> pixel (0, 0) = 1.
+  CHECK(run(grid_of({0.2, -1, 0, 0}), 1, 0, true) == std::vector<double>{2, 1});
+  // Bicubic reproduces pixels exactly (weights 0, 1, 0, 0 at t = 0). At the center (t = 0.5) the weights
+  // are -0.09375, 0.59375, 0.59375, -0.09375: border -> rows 1.5 and 3.5 -> 2.5; zeros -> rows
+  // 1.78125 and 4.15625 -> 5.9375 * 0.59375 = 3.525390625.
+  CHECK(run(grid_of({-1, -1, 1, 1}), 2, 0, true) == std::vector<double>{1, 4});
+  CHECK(run(grid_of({0, 0}), 2, 1, true) == std::vector<double>{2.5});
+  CHECK(run(grid_of({0, 0}), 2, 0, true) == std::vector<double>{3.525390625});
+  // A NaN position reads nothing (zeros padding gives 0).
+  CHECK(run(grid_of({std::nan(""), 0}), 0, 0, true) == std::vector<double>{0});
+  auto out = h.out(ScalarType::kDouble, {1, 1, 1, 1});
+  CHECK(failure(h, "aten::grid_sampler_2d.out", {in, corner, h.integer(3), h.integer(0), h.boolean(true), out, out}) ==
+        "aten::grid_sampler_2d.out: interpolation_mode must be 0 (bilinear), 1 (nearest) or 2 (bicubic), got 3");
+}

@@ -10,6 +10,7 @@ std::vector<KernelInfo> linalg_kernels() {
   linalg::add_pooling_kernels(table);
   linalg::add_normalization_kernels(table);
   linalg::add_upsample_kernels(table);
+  linalg::add_grid_sampler_kernels(table);
   return table;
 }
 
