@@ -189,3 +189,28 @@ TEST_CASE("grid_sampler_2d: bilinear, nearest, bicubic with each padding mode", 
   CHECK(failure(h, "aten::grid_sampler_2d.out", {in, corner, h.integer(3), h.integer(0), h.boolean(true), out, out}) ==
         "aten::grid_sampler_2d.out: interpolation_mode must be 0 (bilinear), 1 (nearest) or 2 (bicubic), got 3");
 }
+
+TEST_CASE("_upsample_bilinear2d_aa: triangle filter widened when downsampling", "[gaps][upsample]") {
+  KernelHarness h;
+  // [1, 2, 3, 4] to width 2: scale 2, so the filter spans 2 pixels each side of the centers 1 and 3:
+  // taps 0..2 with weights (0.75, 0.75, 0.25) / 1.75 -> (3 + 6 + 3) / 7 = 12/7; taps 1..3 with
+  // (0.25, 0.75, 0.75) / 1.75 -> (2 + 9 + 12) / 7 = 23/7.
+  auto x = h.tensor<double>(ScalarType::kDouble, {1, 1, 1, 4}, {1, 2, 3, 4});
+  auto out = h.out(ScalarType::kDouble, {1, 1, 1, 2});
+  REQUIRE(h.call("aten::_upsample_bilinear2d_aa.out",
+                 {x, h.int_list({1, 2}), h.boolean(false), h.none(), h.none(), out, out})
+              .ok());
+  CHECK(h.data<double>(out)[0] == Approx(12.0 / 7.0).epsilon(1e-15));
+  CHECK(h.data<double>(out)[1] == Approx(23.0 / 7.0).epsilon(1e-15));
+  // Upsampling [0, 4] to width 4 (scale 0.5, no widening): centers 0.25, 0.75, 1.25, 1.75 give
+  // 0, 0.75 * 0 + 0.25 * 4 = 1, 0.25 * 0 + 0.75 * 4 = 3, 4 (the edge taps renormalized).
+  auto y = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 2}, {0, 4});
+  auto yo = h.out(ScalarType::kFloat, {1, 1, 1, 4});
+  REQUIRE(h.call("aten::_upsample_bilinear2d_aa.out",
+                 {y, h.int_list({1, 4}), h.boolean(false), h.none(), h.none(), yo, yo})
+              .ok());
+  CHECK(h.data<float>(yo) == std::vector<float>{0, 1, 3, 4});
+  CHECK(failure(h, "aten::_upsample_bilinear2d_aa.out",
+                {y, h.int_list({0, 4}), h.boolean(false), h.none(), h.none(), yo, yo}) ==
+        "aten::_upsample_bilinear2d_aa.out: output_size must be two positive sizes, got [0, 4]");
+}
