@@ -214,3 +214,48 @@ TEST_CASE("_upsample_bilinear2d_aa: triangle filter widened when downsampling", 
                 {y, h.int_list({0, 4}), h.boolean(false), h.none(), h.none(), yo, yo}) ==
         "aten::_upsample_bilinear2d_aa.out: output_size must be two positive sizes, got [0, 4]");
 }
+
+TEST_CASE("convolution_backward.out: input, weight and bias gradients", "[gaps][conv_backward]") {
+  KernelHarness h;
+  // input [[1, 2], [3, 4]], weight [[1, 0], [0, -1]], one output (stride 1, no padding) with gradient 2:
+  // grad_input = 2 * weight = [2, 0, 0, -2]; grad_weight = 2 * input = [2, 4, 6, 8]; grad_bias = [2].
+  auto in = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto w = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 0, 0, -1});
+  auto g = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1}, {2});
+  auto gi = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  auto gw = h.out(ScalarType::kFloat, {1, 1, 2, 2});
+  auto gb = h.out(ScalarType::kFloat, {1});
+  auto call = [&](size_t grad, size_t input, size_t weight, int64_t groups, std::vector<bool> mask, size_t o0,
+                  size_t o1, size_t o2) {
+    return h.call("aten::convolution_backward.out",
+                  {grad, input, weight, h.int_list({h.tensor_at(weight).size(0)}), h.int_list({1, 1}),
+                   h.int_list({0, 0}), h.int_list({1, 1}), h.boolean(false), h.int_list({0, 0}), h.integer(groups),
+                   h.bool_list(mask), o0, o1, o2, h.tensor_list({o0, o1, o2})});
+  };
+  REQUIRE(call(g, in, w, 1, {true, true, true}, gi, gw, gb).ok());
+  CHECK(h.data<float>(gi) == std::vector<float>{2, 0, 0, -2});
+  CHECK(h.data<float>(gw) == std::vector<float>{2, 4, 6, 8});
+  CHECK(h.data<float>(gb) == std::vector<float>{2});
+  // Two groups of one channel, 1x1 kernels: input [5, 7], weight [2, 3], gradients [1, 10]:
+  // grad_input = [2, 30], grad_weight = [5, 70], grad_bias = [1, 10]; the weight gradient is skipped
+  // when output_mask says so (its out keeps its contents).
+  auto in2 = h.tensor<double>(ScalarType::kDouble, {1, 2, 1, 1}, {5, 7});
+  auto w2 = h.tensor<double>(ScalarType::kDouble, {2, 1, 1, 1}, {2, 3});
+  auto g2 = h.tensor<double>(ScalarType::kDouble, {1, 2, 1, 1}, {1, 10});
+  auto gi2 = h.out(ScalarType::kDouble, {1, 2, 1, 1});
+  auto gw2 = h.tensor<double>(ScalarType::kDouble, {2, 1, 1, 1}, {-9, -9});
+  auto gb2 = h.out(ScalarType::kDouble, {2});
+  REQUIRE(call(g2, in2, w2, 2, {true, false, true}, gi2, gw2, gb2).ok());
+  CHECK(h.data<double>(gi2) == std::vector<double>{2, 30});
+  CHECK(h.data<double>(gw2) == std::vector<double>{-9, -9});
+  CHECK(h.data<double>(gb2) == std::vector<double>{1, 10});
+  REQUIRE(call(g2, in2, w2, 2, {false, true, false}, gi2, gw2, gb2).ok());
+  CHECK(h.data<double>(gw2) == std::vector<double>{5, 70});
+  // grad_output of the wrong shape is refused.
+  auto bad = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, 1, 1, 1});
+  CHECK(failure(h, "aten::convolution_backward.out",
+                {bad, in, w, h.none(), h.int_list({1, 1}), h.int_list({0, 0}), h.int_list({1, 1}), h.boolean(false),
+                 h.int_list({0, 0}), h.integer(1), h.bool_list({true, true, true}), gi, gw, gb,
+                 h.tensor_list({gi, gw, gb})}) ==
+        "aten::convolution_backward.out: grad_output [1, 1, 2, 2] does not match the convolution's output [1, 1, 1, 1]");
+}
