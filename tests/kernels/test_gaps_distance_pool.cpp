@@ -259,3 +259,36 @@ TEST_CASE("convolution_backward.out: input, weight and bias gradients", "[gaps][
                  h.tensor_list({gi, gw, gb})}) ==
         "aten::convolution_backward.out: grad_output [1, 1, 2, 2] does not match the convolution's output [1, 1, 1, 1]");
 }
+
+TEST_CASE("rand.out and randn.out: shapes, ranges and moments", "[gaps][random]") {
+  KernelHarness h;
+  // 20000 uniform draws lie in [0, 1) with mean 1/2 (standard error 0.002; 0.02 is 10 errors away).
+  auto u = h.out(ScalarType::kFloat, {200, 100});
+  REQUIRE(h.call("aten::rand.out", {h.int_list({200, 100}), u, u}).ok());
+  double sum = 0;
+  for (float v : h.data<float>(u)) {
+    REQUIRE(v >= 0.0f);
+    REQUIRE(v < 1.0f);
+    sum += v;
+  }
+  CHECK(std::fabs(sum / 20000 - 0.5) < 0.02);
+  // 20000 normal draws: mean 0 (standard error 0.007) and variance 1 (standard error 0.01).
+  auto n = h.out(ScalarType::kDouble, {20000});
+  REQUIRE(h.call("aten::randn.out", {h.int_list({20000}), n, n}).ok());
+  double s1 = 0, s2 = 0;
+  for (double v : h.data<double>(n)) {
+    REQUIRE(std::isfinite(v));
+    s1 += v;
+    s2 += v * v;
+  }
+  const double mean = s1 / 20000, var = s2 / 20000 - mean * mean;
+  CHECK(std::fabs(mean) < 0.07);
+  CHECK(std::fabs(var - 1) < 0.1);
+  // A dynamic out takes the requested shape; integer outs are refused.
+  auto d = h.out(ScalarType::kHalf, {8}, true);
+  REQUIRE(h.call("aten::rand.out", {h.int_list({5}), d, d}).ok());
+  CHECK(h.sizes(d) == std::vector<int32_t>{5});
+  for (uint16_t bits : h.data<uint16_t>(d)) CHECK(bits < 0x3C00);  // half 1.0 is 0x3C00; all draws are below
+  auto i = h.out(ScalarType::kInt, {2});
+  CHECK(failure(h, "aten::randn.out", {h.int_list({2}), i, i}) == "aten::randn.out: out must be floating point, not INT");
+}
