@@ -253,3 +253,32 @@ TEST_CASE("quantize then dequantize round-trips within half a step", "[quantized
               .ok());
   for (size_t i = 0; i < xs.size(); ++i) CHECK(std::fabs(h.data<float>(back)[i] - xs[i]) <= 0.0500001f);
 }
+
+TEST_CASE("embedding_byte: per-row and per-group dequantized lookups", "[quantized]") {
+  KernelHarness h;
+  // weight int8 [3, 4]; rows [0, 1, 2, 3], [-4, -3, -2, -1], [10, 20, 30, 40].
+  auto w = h.tensor<int8_t>(ScalarType::kChar, {3, 4}, {0, 1, 2, 3, -4, -3, -2, -1, 10, 20, 30, 40});
+  // Two groups of two columns: scales [[1, 0.5], [2, 2], [0.25, 0.5]], zero points [[0, 1], [0, 0], [10, 20]].
+  auto scales = h.tensor<float>(ScalarType::kFloat, {3, 2}, {1, 0.5f, 2, 2, 0.25f, 0.5f});
+  auto zps = h.tensor<float>(ScalarType::kFloat, {3, 2}, {0, 1, 0, 0, 10, 20});
+  auto idx = h.tensor<int64_t>(ScalarType::kLong, {2}, {2, 1});
+  auto out = h.out(ScalarType::kFloat, {2, 4});
+  // Row 2: (10-10)*0.25, (20-10)*0.25, (30-20)*0.5, (40-20)*0.5 = 0, 2.5, 5, 10; row 1: 2 * q = -8, -6, -4, -2.
+  REQUIRE(h.call(Q + "embedding_byte.out", {w, scales, zps, h.integer(-128), h.integer(127), idx, out, out}).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{0, 2.5f, 5, 10, -8, -6, -4, -2});
+  // One scale per row, no zero points, indices [[0]] -> [1, 1, 4]; the dtype overload names FLOAT.
+  auto row_scales = h.tensor<float>(ScalarType::kFloat, {3}, {1, 2, 0.5f});
+  auto idx2 = h.tensor<int64_t>(ScalarType::kLong, {1, 1}, {0});
+  auto o2 = h.out(ScalarType::kFloat, {1, 1, 4});
+  REQUIRE(h.call(Q + "embedding_byte.dtype_out",
+                 {w, row_scales, h.none(), h.integer(-128), h.integer(127), idx2, dtype(h, ScalarType::kFloat), o2, o2})
+              .ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{0, 1, 2, 3});
+  auto far = h.tensor<int64_t>(ScalarType::kLong, {1}, {3});
+  auto o3 = h.out(ScalarType::kFloat, {1, 4});
+  CHECK(failure(h, Q + "embedding_byte.out", {w, row_scales, h.none(), h.integer(-128), h.integer(127), far, o3, o3}) ==
+        Q + "embedding_byte.out: index 3 is out of range for 3 rows");
+  auto dscales = h.tensor<double>(ScalarType::kDouble, {3}, {1, 2, 0.5});
+  CHECK(failure(h, Q + "embedding_byte.out", {w, dscales, h.none(), h.integer(-128), h.integer(127), idx, out, out}) ==
+        Q + "embedding_byte.out: weight_scales must have out's dtype FLOAT");
+}

@@ -2,7 +2,8 @@
 // quant ops as ExecuTorch's kernels/quantized/cpu implements them):
 // quantize / dequantize per tensor (scalar or 1-element tensor params), per
 // channel (one scale and zero point along an axis) and per token (one per
-// row of the last dim), and choose_qparams (per tensor, per token).
+// row of the last dim), choose_qparams (per tensor, per token) and the
+// byte embedding lookup embedding_byte.
 //
 // Arithmetic follows ExecuTorch's scalar (non-NEON) paths exactly:
 //  * quantize: inv_scale = 1.0f / float(scale); q = float(zero_point) +
@@ -387,6 +388,87 @@ Status dequantize_per_token_out(KernelContext& ctx, std::span<EValue* const> arg
   return dequantize_into(ctx, *input, p, layout, q.qmin, q.qmax, q.dtype, output_dtype, *out);
 }
 
+// ---- embedding_byte --------------------------------------------------------
+
+// embedding_byte.out (weight, weight_scales, weight_zero_points?, quant_min,
+// quant_max, indices, out, ret) and .dtype_out (... indices, dtype?, out,
+// ret): rows of an int8/uint8 [V, D] table dequantized as
+// (float(w) - float(zp)) * float(scale), with one scale (and zero point)
+// per row, or per group of D / G columns for [V, G] scales. Scales and zero
+// points have out's dtype (FLOAT, HALF or BFLOAT16), indices are LONG.
+KernelFn embedding_byte(bool with_dtype) {
+  return [with_dtype](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[0], "weight"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * scales, tensor_arg(ctx, *args[1], "weight_scales"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * zero_points, optional_tensor_arg(ctx, *args[2], "weight_zero_points"));
+    ETKIT_ASSIGN_OR_RETURN(int64_t qmin, int_arg(ctx, *args[3], "weight_quant_min"));
+    ETKIT_ASSIGN_OR_RETURN(int64_t qmax, int_arg(ctx, *args[4], "weight_quant_max"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * indices, tensor_arg(ctx, *args[5], "indices"));
+    std::optional<ScalarType> dtype;
+    if (with_dtype) {
+      ETKIT_ASSIGN_OR_RETURN(dtype, math::dtype_arg(ctx, *args[6], "dtype"));
+    }
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[with_dtype ? 7 : 6], "out"));
+    const ScalarType o = out->dtype();
+    if (o != ScalarType::kFloat && o != ScalarType::kHalf && o != ScalarType::kBFloat16) {
+      return ctx.fail("out must be FLOAT, HALF or BFLOAT16, not " + dtype_name(o));
+    }
+    if (dtype && *dtype != o) return ctx.fail("dtype " + dtype_name(*dtype) + " does not match out dtype " + dtype_name(o));
+    if (weight->dim() != 2) return ctx.fail("weight must be 2-D, got " + weight->shape_string());
+    if (weight->dtype() != ScalarType::kByte && weight->dtype() != ScalarType::kChar) {
+      return ctx.fail("weight must be BYTE or CHAR, not " + dtype_name(weight->dtype()));
+    }
+    const int64_t rows = weight->size(0), dim = weight->size(1);
+    if ((scales->dim() != 1 && scales->dim() != 2) || scales->size(0) != rows) {
+      return ctx.fail("weight_scales must be [" + std::to_string(rows) + "] or [" + std::to_string(rows) +
+                      ", groups], got " + scales->shape_string());
+    }
+    const int64_t groups = scales->dim() == 2 ? scales->size(1) : 1;
+    if (groups == 0 || dim % groups != 0) {
+      return ctx.fail(std::to_string(groups) + " groups do not divide the embedding dim " + std::to_string(dim));
+    }
+    if (scales->dtype() != o) return ctx.fail("weight_scales must have out's dtype " + dtype_name(o));
+    if (zero_points) {
+      const auto zs = zero_points->sizes(), ss = scales->sizes();
+      if (zero_points->dtype() != o || !std::equal(zs.begin(), zs.end(), ss.begin(), ss.end())) {
+        return ctx.fail("weight_zero_points must have weight_scales' shape and out's dtype");
+      }
+    }
+    if (qmin > qmax) return ctx.fail("weight_quant_min " + std::to_string(qmin) + " is greater than weight_quant_max");
+    if (indices->dtype() != ScalarType::kLong) return ctx.fail("indices must be LONG, not " + dtype_name(indices->dtype()));
+    if (indices->dim() >= kMaxRank) return ctx.fail("indices of rank 16 make out exceed rank 16");
+    const View idx = View::of(*indices);
+    Status bad;
+    for_each_index(idx.sizes, [&](const int64_t* c) {
+      const int64_t i = indices->data_as<int64_t>()[offset_at(c, idx.strides)];
+      if (bad && (i < 0 || i >= rows)) {
+        bad = ctx.fail("index " + std::to_string(i) + " is out of range for " + std::to_string(rows) + " rows");
+      }
+    });
+    ETKIT_TRY(bad);
+    Shape shape = shape_of(*indices);
+    shape.push_back(dim);
+    ETKIT_TRY(resize_out(ctx, *out, shape));
+    const View w = View::of(*weight), dst = View::of(*out);
+    const Reader<int64_t> read_w(*weight);
+    const Reader<float> read_param_scale(*scales);
+    const size_t last = idx.rank();
+    const int64_t group_size = dim / groups;
+    for_each_index(idx.sizes, [&](const int64_t* c) {
+      const int64_t row = indices->data_as<int64_t>()[offset_at(c, idx.strides)];
+      const int64_t base = offset_at(c, dst.strides);
+      for (int64_t j = 0; j < dim; ++j) {
+        const int64_t k = row * groups + j / group_size;  // row-major position in the [V, G] parameters
+        const float scale = read_param_scale(logical_offset(*scales, k));
+        const float zp = zero_points ? Reader<float>(*zero_points)(logical_offset(*zero_points, k)) : 0.0f;
+        const float q = static_cast<float>(read_w(row * w.strides[0] + j * w.strides[1]));
+        store_as<float>(o, out->data(), base + j * dst.strides[last], (q - zp) * scale);
+      }
+    });
+    return {};
+  };
+}
+
 // ---- choose_qparams -------------------------------------------------------
 
 constexpr float kSmallScale = 6.1e-5f;  // op_choose_qparams.cpp's SMALL_SCALE_THRESHOLD
@@ -532,6 +614,8 @@ std::vector<KernelInfo> quantized_kernels() {
   table.push_back({ns + "quantize_per_token.out", quantize_per_token_out, 8, {6}});
   table.push_back({ns + "dequantize_per_token.out", dequantize_per_token_out, 9, {7}});
   table.push_back({ns + "choose_qparams.Tensor_out", choose_qparams_tensor_out, 8, {5, 6}});
+  table.push_back({ns + "embedding_byte.out", embedding_byte(false), 8, {6}});
+  table.push_back({ns + "embedding_byte.dtype_out", embedding_byte(true), 9, {7}});
   table.push_back({ns + "choose_qparams_per_token_asymmetric.out", choose_qparams_per_token_asymmetric_out, 5, {2, 3}});
   return table;
 }
