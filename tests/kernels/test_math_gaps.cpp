@@ -381,6 +381,10 @@ TEST_CASE("topk.values: largest and smallest, ties, NaN, dims", "[math][gaps][to
   REQUIRE(h.call("aten::topk.values", {s, h.integer(1), h.integer(0), h.boolean(true), h.boolean(true), sv, si, h.tensor_list({sv, si})}).ok());
   CHECK(h.data<double>(sv)[0] == 4.5);
   CHECK(h.data<int64_t>(si)[0] == 0);
+  // k = 0 on a 0-dim self still fills the 0-dim outs (there is no dim to shrink).
+  auto s2 = h.tensor<double>(ScalarType::kDouble, {}, {-1.25});
+  REQUIRE(h.call("aten::topk.values", {s2, h.integer(0), h.integer(-1), h.boolean(true), h.boolean(true), sv, si, h.tensor_list({sv, si})}).ok());
+  CHECK(h.data<double>(sv)[0] == -1.25);
   CHECK(failure(h, "aten::topk.values", {x, h.integer(1), h.integer(0), h.boolean(true), h.boolean(true), sv, si, h.tensor_list({sv, si})}) ==
         "aten::topk.values: out dtype DOUBLE differs from self dtype FLOAT");
 }

@@ -10,6 +10,8 @@ std::vector<KernelInfo> linalg_kernels() {
   linalg::add_pooling_kernels(table);
   linalg::add_normalization_kernels(table);
   linalg::add_upsample_kernels(table);
+  linalg::add_grid_sampler_kernels(table);
+  linalg::add_convolution_backward_kernels(table);
   return table;
 }
 

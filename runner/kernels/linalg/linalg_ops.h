@@ -14,5 +14,7 @@ void add_convolution_kernels(std::vector<KernelInfo>& table);
 void add_pooling_kernels(std::vector<KernelInfo>& table);
 void add_normalization_kernels(std::vector<KernelInfo>& table);
 void add_upsample_kernels(std::vector<KernelInfo>& table);
+void add_grid_sampler_kernels(std::vector<KernelInfo>& table);
+void add_convolution_backward_kernels(std::vector<KernelInfo>& table);
 
 }  // namespace etkit::rt::kernels::linalg

@@ -1,5 +1,5 @@
-// aten::max_pool2d_with_indices.out, aten::avg_pool2d.out and
-// aten::_adaptive_avg_pool2d.out over [N, C, H, W] or [C, H, W] inputs. Every
+// aten::max_pool2d_with_indices.out (and its backward), aten::avg_pool2d.out
+// and aten::_adaptive_avg_pool2d.out over [N, C, H, W] or [C, H, W] inputs. Every
 // tensor is addressed through its strides, so inputs and outs may be
 // contiguous, channels-last or any other dim order.
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "runner/kernels/linalg/linalg_ops.h"
+#include "runner/kernels/elementwise.h"
 #include "runner/kernels/linalg/linalg_util.h"
 
 namespace etkit::rt::kernels::linalg {
@@ -279,10 +280,80 @@ Status adaptive_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> args
   return {};
 }
 
+// Shapes of grad_output and indices must be what pooling self by `w` gives.
+Status check_pooled_shape(KernelContext& ctx, const Tensor& t, const Shape& shape, std::string_view what) {
+  const auto sizes = t.sizes();
+  if (std::equal(sizes.begin(), sizes.end(), shape.begin(), shape.end())) return {};
+  return ctx.fail(std::string(what) + " " + t.shape_string() + " does not match the pooled shape " + list_string(shape));
+}
+
+// (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
+// indices, grad_input, ret): grad_input = zeros like self, then each
+// grad_output element is added at the input position its index names
+// (y * W + x within its plane); overlapping windows add up. Floating only.
+Status max_pool2d_with_indices_backward(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * grad_out, tensor_arg(ctx, *args[0], "grad_output"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * in, tensor_arg(ctx, *args[1], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * indices, tensor_arg(ctx, *args[7], "indices"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * grad_in, tensor_arg(ctx, *args[8], "grad_input"));
+  ETKIT_TRY(check_input(ctx, *in));
+  ETKIT_ASSIGN_OR_RETURN(Window w, read_window(ctx, args.subspan(1), true));  // args[2..6] as the forward's [1..5]
+  const ScalarType t = in->dtype();
+  if (!is_floating(t)) return ctx.fail("self must be floating point, not " + dtype_name(t));
+  if (grad_out->dtype() != t || grad_in->dtype() != t) {
+    return ctx.fail("grad_output and grad_input must have self's dtype " + dtype_name(t));
+  }
+  if (indices->dtype() != ScalarType::kLong) return ctx.fail("indices must be LONG, not " + dtype_name(indices->dtype()));
+  ETKIT_ASSIGN_OR_RETURN(auto ohw, pooled_hw(ctx, *in, w));
+  const Shape shape = pooled_shape(*in, ohw.first, ohw.second);
+  ETKIT_TRY(check_pooled_shape(ctx, *grad_out, shape, "grad_output"));
+  ETKIT_TRY(check_pooled_shape(ctx, *indices, shape, "indices"));
+  const Layout il = layout_of(*in), gl = layout_of(*grad_out), xl = layout_of(*indices);
+  const int64_t* index = indices->data_as<int64_t>();
+  const int64_t plane = il.h * il.w;
+  for (int64_t n = 0; n < gl.n; ++n) {  // every index must name a position of its plane
+    for (int64_t c = 0; c < gl.c; ++c) {
+      for (int64_t y = 0; y < gl.h; ++y) {
+        for (int64_t x = 0; x < gl.w; ++x) {
+          const int64_t i = index[xl.at(n, c, y, x)];
+          if (i < 0 || i >= plane) {
+            return ctx.fail("index " + std::to_string(i) + " is outside the " + std::to_string(il.h) + "x" +
+                            std::to_string(il.w) + " input plane");
+          }
+        }
+      }
+    }
+  }
+  ETKIT_TRY(resize_out(ctx, *grad_in, in->sizes()));
+  const Layout ol = layout_of(*grad_in);
+  auto accumulate = [&](auto zero) {
+    using CT = decltype(zero);  // float for float/half/bfloat16, double for double
+    for (int64_t n = 0; n < ol.n; ++n) {
+      for (int64_t c = 0; c < ol.c; ++c) {
+        for (int64_t y = 0; y < ol.h; ++y) {
+          for (int64_t x = 0; x < ol.w; ++x) store_as<CT>(t, grad_in->data(), ol.at(n, c, y, x), zero);
+        }
+        for (int64_t y = 0; y < gl.h; ++y) {
+          for (int64_t x = 0; x < gl.w; ++x) {
+            const int64_t i = index[xl.at(n, c, y, x)];
+            const int64_t at = ol.at(n, c, i / il.w, i % il.w);
+            const CT sum = load_as<CT>(t, grad_in->data(), at) + load_as<CT>(t, grad_out->data(), gl.at(n, c, y, x));
+            store_as<CT>(t, grad_in->data(), at, sum);
+          }
+        }
+      }
+    }
+  };
+  if (t == ScalarType::kDouble) accumulate(0.0);
+  else accumulate(0.0f);
+  return {};
+}
+
 }  // namespace
 
 void add_pooling_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out, 9, {6, 7}});
+  table.push_back({"aten::max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward, 10, {8}});
   table.push_back({"aten::avg_pool2d.out", avg_pool2d_out, 9, {7}});
   table.push_back({"aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out, 4, {2}});
 }

@@ -1,16 +1,19 @@
-// aten::upsample_nearest2d.vec_out and aten::upsample_bilinear2d.vec_out:
+// aten::upsample_nearest2d.vec_out, aten::upsample_bilinear2d.vec_out and
+// aten::_upsample_bilinear2d_aa.out (antialiased):
 // resizes of the last two dims of an [N, C, H, W] tensor, any dim order
 // (addressed through strides). Nearest copies elements, so it takes any
 // dtype; bilinear interpolates float32 and float64. Source positions follow
 // aten/src/ATen/native/UpSample.h (nearest_idx,
 // area_pixel_compute_source_index), in float for float32 as PyTorch's CPU
 // kernels compute them.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "runner/kernels/elementwise.h"
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/linalg/linalg_util.h"
 
@@ -224,11 +227,119 @@ Status upsample_bilinear2d_vec_out(KernelContext& ctx, std::span<EValue* const> 
   return {};
 }
 
+// ---- antialiased bilinear ----------------------------------------------
+
+// The input range one output index reads and its triangle filter, as
+// op_upsample_bilinear2d_aa.cpp's compute_aa_kernel_params: centred at
+// scale * (i + 0.5), the filter widens by the scale when downsampling, and
+// the weights are normalized to sum to 1 (one nearest tap when none is
+// positive).
+template <typename Op>
+struct AaTaps {
+  int64_t first = 0, end = 0;
+  Op center = 0, inv_scale = 1, total = 1;
+  int64_t only = -1;  // the fallback tap, or -1
+
+  static Op filter(Op x) {
+    x = std::abs(x);
+    return x < Op(1) ? Op(1) - x : Op(0);
+  }
+  Op raw(int64_t i) const { return filter((static_cast<Op>(i) - center + Op(0.5)) * inv_scale); }
+  Op weight(int64_t i) const {
+    if (only >= 0) return i == only ? Op(1) : Op(0);
+    return raw(i) / total;
+  }
+};
+
+// scale * out stays below 2^31 (checked by the caller), so every float ->
+// integer conversion here is in range.
+template <typename Op>
+AaTaps<Op> aa_taps(int64_t i, Op scale, int64_t in) {
+  AaTaps<Op> t;
+  t.center = scale * (static_cast<Op>(i) + Op(0.5));
+  const Op support = scale >= Op(1) ? scale : Op(1);
+  t.inv_scale = scale >= Op(1) ? Op(1) / scale : Op(1);
+  t.first = std::max<int64_t>(static_cast<int64_t>(t.center - support + Op(0.5)), 0);
+  t.end = std::min<int64_t>(static_cast<int64_t>(t.center + support + Op(0.5)), in);
+  Op total = 0;
+  for (int64_t x = t.first; x < t.end; ++x) total += t.raw(x);
+  if (t.end <= t.first || total <= Op(0)) {
+    t.only = std::max<int64_t>(0, std::min(static_cast<int64_t>(t.center), in - 1));
+    t.first = t.only;
+    t.end = t.only + 1;
+    return t;
+  }
+  t.total = total;
+  return t;
+}
+
+// (self, SymInt[2] output_size, bool align_corners, float? scales_h,
+// float? scales_w, out, ret)
+Status upsample_bilinear2d_aa_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(std::span<const int64_t> size, ctx.int_list(*args[1], "output_size"));
+  ETKIT_ASSIGN_OR_RETURN(bool align_corners, bool_arg(ctx, *args[2], "align_corners"));
+  std::optional<double> factors[2];
+  for (size_t k = 0; k < 2; ++k) {
+    if (args[3 + k]->is_none()) continue;
+    ETKIT_ASSIGN_OR_RETURN(double f, double_arg(ctx, *args[3 + k], k == 0 ? "scales_h" : "scales_w"));
+    factors[k] = f;
+  }
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[5], "out"));
+  if (input->dim() != 4) return ctx.fail("self must be [N, C, H, W], got " + input->shape_string());
+  if (size.size() != 2 || size[0] <= 0 || size[1] <= 0) {
+    return ctx.fail("output_size must be two positive sizes, got " + list_string(size));
+  }
+  if (input->dtype() != out->dtype()) {
+    return ctx.fail("out dtype " + dtype_name(out->dtype()) + " does not match input dtype " + dtype_name(input->dtype()));
+  }
+  if (!is_floating(input->dtype())) return ctx.fail("unsupported dtype " + dtype_name(input->dtype()));
+  if (input->size(2) == 0 || input->size(3) == 0) return ctx.fail("self " + input->shape_string() + " has an empty plane");
+  const int64_t shape[4] = {input->size(0), input->size(1), size[0], size[1]};
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  auto run = [&](auto zero) -> Status {
+    using Op = decltype(zero);  // float for float/half/bfloat16, double for double
+    Op scales[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const int64_t in = input->size(2 + k), o = size[k];
+      scales[k] = align_corners ? (o > 1 ? static_cast<Op>(in - 1) / static_cast<Op>(o - 1) : Op(0))
+                                : source_scale<Op>(factors[k], in, o);
+      if (!(scales[k] >= 0) || !(scales[k] * static_cast<Op>(o) < Op(2147483647.0))) {
+        return ctx.fail("the scale factors give an out-of-range source position");
+      }
+    }
+    const auto is = input->strides(), os = out->strides();
+    const ScalarType t = input->dtype();
+    for (int64_t n = 0; n < shape[0]; ++n) {
+      for (int64_t oy = 0; oy < shape[2]; ++oy) {
+        const AaTaps<Op> r = aa_taps<Op>(oy, scales[0], input->size(2));
+        for (int64_t ox = 0; ox < shape[3]; ++ox) {
+          const AaTaps<Op> c = aa_taps<Op>(ox, scales[1], input->size(3));
+          for (int64_t ch = 0; ch < shape[1]; ++ch) {
+            Op value = 0;
+            for (int64_t y = r.first; y < r.end; ++y) {
+              const Op wy = r.weight(y);
+              for (int64_t x = c.first; x < c.end; ++x) {
+                value += load_as<Op>(t, input->data(), n * is[0] + ch * is[1] + y * is[2] + x * is[3]) * wy * c.weight(x);
+              }
+            }
+            store_as<Op>(t, out->data(), n * os[0] + ch * os[1] + oy * os[2] + ox * os[3], value);
+          }
+        }
+      }
+    }
+    return {};
+  };
+  if (input->dtype() == ScalarType::kDouble) return run(0.0);
+  return run(0.0f);
+}
+
 }  // namespace
 
 void add_upsample_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out, 5, {3}});
   table.push_back({"aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out, 6, {4}});
+  table.push_back({"aten::_upsample_bilinear2d_aa.out", upsample_bilinear2d_aa_out, 7, {5}});
 }
 
 }  // namespace etkit::rt::kernels::linalg

@@ -9,7 +9,9 @@ std::vector<KernelInfo> math_kernels() {
                    math::add_softmax_kernels, math::add_sum_kernels, math::add_extreme_kernels, math::add_any_kernels,
                    math::add_cumsum_kernels, math::add_comparison_kernels, math::add_maximum_kernels,
                    math::add_where_kernels, math::add_pow_kernels, math::add_remainder_kernels,
-                   math::add_bitwise_kernels, math::add_atan2_kernels, math::add_topk_kernels}) {
+                   math::add_bitwise_kernels, math::add_atan2_kernels, math::add_topk_kernels,
+                   math::add_floor_divide_kernels, math::add_rsub_kernels,
+                   math::add_distance_kernels}) {
     add(table);
   }
   return table;

@@ -25,5 +25,8 @@ void add_remainder_kernels(std::vector<KernelInfo>& table);   // remainder, fmod
 void add_bitwise_kernels(std::vector<KernelInfo>& table);     // bitwise_and/or/xor, bitwise shifts
 void add_atan2_kernels(std::vector<KernelInfo>& table);
 void add_topk_kernels(std::vector<KernelInfo>& table);
+void add_floor_divide_kernels(std::vector<KernelInfo>& table);
+void add_rsub_kernels(std::vector<KernelInfo>& table);
+void add_distance_kernels(std::vector<KernelInfo>& table);  // _pdist_forward, _cdist_forward
 
 }  // namespace etkit::rt::kernels::math

@@ -112,6 +112,9 @@ Status topk_values(KernelContext& ctx, std::span<EValue* const> args) {
     values_stride = strides[1][dim];
     indices_stride = strides[2][dim];
   }
+  // A 0-dim self has one element, which the 0-dim outs always receive (as
+  // ExecuTorch's topk does, whatever k).
+  const int64_t picks = self->dim() == 0 ? 1 : k;
   return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
     using CT = decltype(tag);
     const Reader<CT> read(*self);
@@ -119,8 +122,8 @@ Status topk_values(KernelContext& ctx, std::span<EValue* const> args) {
     int64_t* positions = indices->data_as<int64_t>();
     strided_loop(outer, strides, [&](const std::array<int64_t, 3>& off) {
       const Row<CT> row{read, off[0], self_stride, positions + off[2], indices_stride, largest};
-      select_top(row, size, k);
-      for (int64_t j = 0; j < k; ++j) write(off[1] + j * values_stride, row.value(row.slot(j)));
+      select_top(row, size, picks);
+      for (int64_t j = 0; j < picks; ++j) write(off[1] + j * values_stride, row.value(row.slot(j)));
     });
   });
 }

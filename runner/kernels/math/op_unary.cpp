@@ -6,6 +6,7 @@
 //    bitwise_not): computed in self's dtype, out may widen it;
 //  * predicates (logical_not into any out dtype; isnan, isinf into BOOL).
 #include <cmath>
+#include <optional>
 
 #include "runner/kernels/math/math_kernels.h"
 #include "runner/kernels/math/math_util.h"
@@ -137,6 +138,34 @@ KernelInfo predicate_unary(std::string name, Pred pred) {
   return {"aten::" + name + ".out", kernel, 3, {1}};
 }
 
+// (self, float? eps, out, ret): log(x / (1 - x)) into a floating out,
+// with x first clamped to [eps, 1 - eps] when eps is given (op_logit.cpp).
+// NaN stays NaN (the clamp's comparisons are false for it).
+Status logit_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  std::optional<double> eps;
+  if (!args[1]->is_none()) {
+    ETKIT_ASSIGN_OR_RETURN(eps, double_arg(ctx, *args[1], "eps"));
+  }
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(require_floating(ctx, *out, "out"));
+  const ScalarType in = self->dtype();
+  if (!is_floating(in) && !is_integral(in, true)) return ctx.fail("unsupported dtype " + dtype_name(in));
+  ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
+  auto logit = [eps](auto x) {
+    using T = decltype(x);
+    if (eps) {
+      const T lo = static_cast<T>(*eps), hi = static_cast<T>(1 - *eps);
+      if (x < lo) x = lo;
+      else if (x > hi) x = hi;
+    }
+    return std::log(x / (T(1) - x));
+  };
+  if (in == ScalarType::kDouble || out->dtype() == ScalarType::kDouble) map_elements<double>(*self, *out, logit);
+  else map_elements<float>(*self, *out, logit);
+  return {};
+}
+
 }  // namespace
 
 void add_unary_kernels(std::vector<KernelInfo>& table) {
@@ -181,6 +210,7 @@ void add_unary_kernels(std::vector<KernelInfo>& table) {
     else if constexpr (std::is_floating_point_v<T>) return std::isnan(x) ? x : T((T(0) < x) - (x < T(0)));
     else return T((T(0) < x) - (x < T(0)));
   }));
+  table.push_back({"aten::logit.out", logit_out, 4, {2}});
   table.push_back({"aten::logical_not.out", logical_not_out, 3, {1}});
   table.push_back({"aten::bitwise_not.out", bitwise_not_out, 3, {1}});
   table.push_back(predicate_unary("isnan", [](double x) { return std::isnan(x); }));

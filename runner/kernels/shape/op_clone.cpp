@@ -1,6 +1,7 @@
 // Same-shape copies into out's own dim order: clone, the dim-order ops
-// (_clone_dim_order, _to_dim_order_copy), _to_copy and copy. The ones
-// named "to" also convert to out's dtype. An NCHW input copied into a
+// (_clone_dim_order, _to_dim_order_copy), _to_copy, copy and copy_, and
+// their relatives _empty_dim_order (a resize) and native_dropout (a copy
+// with a mask). The ones named "to" and copy/copy_ also convert dtypes. An NCHW input copied into a
 // channels-last out (dim order 0,2,3,1) is transposed in memory.
 #include "runner/kernels/shape/shape_ops.h"
 
@@ -69,6 +70,26 @@ Status to_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   return copy_same_shape(ctx, *self, *out, true);
 }
 
+// src broadcast to self's shape (right-aligned; size-1 dims repeat).
+Result<View> broadcast_src(KernelContext& ctx, const Tensor& self, const Tensor& src) {
+  const size_t rank = self.dim();
+  bool fits = src.dim() <= rank;
+  for (size_t d = 0; fits && d < src.dim(); ++d) {
+    const int32_t s = src.size(d), want = self.size(rank - src.dim() + d);
+    fits = s == want || s == 1;
+  }
+  if (!fits) return ctx.fail("src " + src.shape_string() + " cannot be broadcast to self " + self.shape_string());
+  View from = View::of(src);
+  while (from.rank() < rank) from = from.with_broadcast_dim(0, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    if (from.sizes[d] != self.size(d)) {
+      from.sizes[d] = self.size(d);
+      from.strides[d] = 0;
+    }
+  }
+  return from;
+}
+
 // (self, src, non_blocking, out, ret): src broadcast to self's shape and
 // converted to self's dtype.
 Status copy_out(KernelContext& ctx, std::span<EValue* const> args) {
@@ -78,23 +99,76 @@ Status copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   (void)non_blocking;
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
   ETKIT_TRY(check_same_dtype(ctx, *self, *out));
-  const size_t rank = self->dim();
-  bool fits = src->dim() <= rank;
-  for (size_t d = 0; fits && d < src->dim(); ++d) {
-    const int32_t s = src->size(d), want = self->size(rank - src->dim() + d);
-    fits = s == want || s == 1;
-  }
-  if (!fits) return ctx.fail("src " + src->shape_string() + " cannot be broadcast to self " + self->shape_string());
-  View from = View::of(*src);
-  while (from.rank() < rank) from = from.with_broadcast_dim(0, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    if (from.sizes[d] != self->size(d)) {
-      from.sizes[d] = self->size(d);
-      from.strides[d] = 0;
-    }
-  }
+  ETKIT_ASSIGN_OR_RETURN(View from, broadcast_src(ctx, *self, *src));
   ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
   return copy_view(ctx, View::of(*out), from);
+}
+
+// (self, src, non_blocking, ret): the in-place form, writing self; a
+// return slot holding another tensor receives a copy of the result.
+// src may overlap self only as the very same tensor (then nothing moves).
+Status copy_inplace(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * src, tensor_arg(ctx, *args[1], "src"));
+  ETKIT_ASSIGN_OR_RETURN(bool non_blocking, bool_arg(ctx, *args[2], "non_blocking"));
+  (void)non_blocking;
+  ETKIT_ASSIGN_OR_RETURN(View from, broadcast_src(ctx, *self, *src));
+  if (src != self) ETKIT_TRY(copy_view(ctx, View::of(*self), from));
+  const EValue& ret = *args[3];
+  if (ret.tag == Tag::kTensor && ret.tensor != nullptr && ret.tensor != self && ret.tensor->data() != self->data()) {
+    ETKIT_TRY(check_same_dtype(ctx, *self, *ret.tensor));
+    ETKIT_TRY(resize_out(ctx, *ret.tensor, self->sizes()));
+    return copy_view(ctx, View::of(*ret.tensor), View::of(*self));
+  }
+  return {};
+}
+
+// (int[] size, *, int[]? dim_order, out, ret): resizes out to `size`; the
+// contents are unspecified (left as they are), as for torch.empty.
+Status empty_dim_order_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(std::span<const int64_t> size, ctx.int_list(*args[0], "size"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  for (int64_t s : size) {
+    if (s < 0) return ctx.fail("size " + list_string(size) + " has a negative entry");
+  }
+  if (size.size() != out->dim()) {
+    return ctx.fail("size " + list_string(size) + " has " + std::to_string(size.size()) + " dims, out has " +
+                    std::to_string(out->dim()));
+  }
+  ETKIT_TRY(check_dim_order(ctx, *args[1], *out, *out));
+  return resize_out(ctx, *out, size);
+}
+
+// (input, float p, bool? train, out0, out1, ret): out0 = the kept values
+// scaled by 1 / (1 - p), out1 = the BOOL keep mask. Without training (or
+// with p = 0) every element is kept; p = 1 drops all. Random masks
+// (training with 0 < p < 1) are refused: a host runner compares runs, and
+// ATen's random stream cannot be reproduced.
+Status native_dropout_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
+  ETKIT_ASSIGN_OR_RETURN(double p, double_arg(ctx, *args[1], "p"));
+  bool train = true;  // ATen's default for train=None
+  if (!args[2]->is_none()) {
+    ETKIT_ASSIGN_OR_RETURN(train, bool_arg(ctx, *args[2], "train"));
+  }
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out0"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * mask, tensor_arg(ctx, *args[4], "out1"));
+  if (!(p >= 0 && p <= 1)) return ctx.fail("p must be in [0, 1], got " + std::to_string(p));
+  ETKIT_TRY(check_same_dtype(ctx, *input, *out));
+  if (mask->dtype() != ScalarType::kBool) return ctx.fail("out1 must be BOOL, not " + dtype_name(mask->dtype()));
+  const bool keep_all = !train || p == 0;
+  if (!keep_all && p < 1) return ctx.fail("random dropout (train with 0 < p < 1) is not supported");
+  ETKIT_TRY(resize_out(ctx, *out, input->sizes()));
+  ETKIT_TRY(resize_out(ctx, *mask, input->sizes()));
+  ElementBytes flag;
+  flag.size = 1;
+  flag.bytes[0] = keep_all ? 1 : 0;
+  fill_view(View::of(*mask), flag);
+  if (keep_all) return copy_view(ctx, View::of(*out), View::of(*input));
+  ElementBytes zero;
+  zero.size = out->element_size();
+  fill_view(View::of(*out), zero);
+  return {};
 }
 
 }  // namespace
@@ -105,6 +179,9 @@ void add_clone_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"dim_order_ops::_to_dim_order_copy.out", dim_order_copy(true), 5, {3}});
   table.push_back({"aten::_to_copy.out", to_copy_out, 5, {3}});
   table.push_back({"aten::copy.out", copy_out, 5, {3}});
+  table.push_back({"aten::copy_", copy_inplace, 4, {0}});
+  table.push_back({"dim_order_ops::_empty_dim_order.out", empty_dim_order_out, 4, {2}});
+  table.push_back({"aten::native_dropout.out", native_dropout_out, 6, {3, 4}});
 }
 
 }  // namespace etkit::rt::kernels

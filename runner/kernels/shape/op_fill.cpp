@@ -1,8 +1,10 @@
 // Tensors made from scalars: full, full_like, zeros, ones (and _like),
-// fill, empty, scalar_tensor, arange, masked_fill. A fill value is
+// fill, empty, scalar_tensor, arange, masked_fill; and the random fills
+// rand / randn. A fill value is
 // converted to out's dtype once (scalar_bytes: out-of-range values and
 // fractional values for integer dtypes are errors), then copied bytewise.
 #include <cmath>
+#include <random>
 
 #include "runner/kernels/shape/shape_ops.h"
 
@@ -164,6 +166,39 @@ Status masked_fill_scalar_out(KernelContext& ctx, std::span<EValue* const> args)
   return {};
 }
 
+// (size, out, ret): rand (uniform in [0, 1)) and randn (standard normal),
+// floating outs only. As ExecuTorch's op_rand/op_randn, each call draws
+// from a Mersenne Twister seeded by std::random_device, so results differ
+// between runs (ATen's random stream cannot be reproduced anyway).
+KernelFn random_fill(bool normal) {
+  return [normal](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+    ETKIT_ASSIGN_OR_RETURN(std::span<const int64_t> size, ctx.int_list(*args[0], "size"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
+    if (!is_floating(out->dtype())) return ctx.fail("out must be floating point, not " + dtype_name(out->dtype()));
+    for (int64_t s : size) {
+      if (s < 0) return ctx.fail("size " + list_string(size) + " has a negative entry");
+    }
+    ETKIT_TRY(resize_out(ctx, *out, size));
+    std::mt19937 gen{std::random_device{}()};
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::normal_distribution<double> gaussian(0.0, 1.0);
+    const View v = View::of(*out);
+    const ScalarType t = out->dtype();
+    // The largest value below 1 in out's dtype: narrowing may round a
+    // uniform draw just below 1 up to 1, which rand must not return.
+    const double below_one = t == ScalarType::kHalf       ? 1 - std::ldexp(1.0, -11)
+                             : t == ScalarType::kBFloat16 ? 1 - std::ldexp(1.0, -8)
+                             : t == ScalarType::kFloat    ? double(std::nextafter(1.0f, 0.0f))
+                                                          : std::nextafter(1.0, 0.0);
+    for_each_index(v.sizes, [&](const int64_t* c) {
+      const int64_t at = offset_at(c, v.strides);
+      store_as<double>(t, out->data(), at, normal ? gaussian(gen) : uniform(gen));
+      if (!normal && load_as<double>(t, out->data(), at) >= 1.0) store_as<double>(t, out->data(), at, below_one);
+    });
+    return {};
+  };
+}
+
 }  // namespace
 
 void add_fill_kernels(std::vector<KernelInfo>& table) {
@@ -180,6 +215,8 @@ void add_fill_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::arange.out", arange_out, 3, {1}});
   table.push_back({"aten::arange.start_out", arange_start_out, 5, {3}});
   table.push_back({"aten::masked_fill.Scalar_out", masked_fill_scalar_out, 5, {3}});
+  table.push_back({"aten::rand.out", random_fill(false), 3, {1}});
+  table.push_back({"aten::randn.out", random_fill(true), 3, {1}});
 }
 
 }  // namespace etkit::rt::kernels

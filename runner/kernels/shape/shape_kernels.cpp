@@ -18,6 +18,9 @@ std::vector<KernelInfo> shape_kernels() {
   add_gather_kernels(table);
   add_fill_kernels(table);
   add_flip_kernels(table);
+  add_pad_mode_kernels(table);
+  add_rearrange_kernels(table);
+  add_select_dynamic_kernels(table);
   return table;
 }
 

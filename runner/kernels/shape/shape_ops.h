@@ -14,7 +14,7 @@ namespace etkit::rt::kernels {
 void add_reshape_kernels(std::vector<KernelInfo>& table);  // view_copy, alias_copy, (un)squeeze_copy
 void add_permute_kernels(std::vector<KernelInfo>& table);  // permute_copy, transpose_copy, t_copy
 void add_expand_kernels(std::vector<KernelInfo>& table);   // expand_copy, repeat
-void add_clone_kernels(std::vector<KernelInfo>& table);    // clone, dim-order copies, _to_copy, copy
+void add_clone_kernels(std::vector<KernelInfo>& table);    // clone, dim-order copies, _to_copy, copy(_), _empty_dim_order, native_dropout
 void add_slice_kernels(std::vector<KernelInfo>& table);    // select_copy, slice_copy, narrow_copy, *_scatter
 void add_strided_view_kernels(std::vector<KernelInfo>& table);  // diagonal_copy, unfold_copy, as_strided_copy
 void add_split_kernels(std::vector<KernelInfo>& table);    // split_with_sizes_copy, split_copy, unbind_copy
@@ -24,6 +24,9 @@ void add_index_kernels(std::vector<KernelInfo>& table);    // index.Tensor, inde
 void add_gather_kernels(std::vector<KernelInfo>& table);   // gather, scatter(_add), index_select, embedding
 void add_fill_kernels(std::vector<KernelInfo>& table);     // full, zeros, ones, arange, scalar_tensor, masked_fill
 void add_flip_kernels(std::vector<KernelInfo>& table);     // flip, roll
+void add_pad_mode_kernels(std::vector<KernelInfo>& table);  // reflection_pad{1,2,3}d, replication_pad{1,2,3}d
+void add_rearrange_kernels(std::vector<KernelInfo>& table);  // pixel_shuffle, pixel_unshuffle, tril
+void add_select_dynamic_kernels(std::vector<KernelInfo>& table);  // nonzero, masked_select, repeat_interleave
 
 // ---- Helpers shared by the families (shape_kernels.cpp) --------------------
 
