@@ -253,7 +253,7 @@ TEST_CASE("etrecord writer: maps, side-cars and entry order", "[etrecord][writer
   std::vector<std::string> order;
   for (const auto& [key, value] : map_json["forward"].items()) order.push_back(key);
   CHECK(order == std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"});
-  CHECK(map_json["forward"]["5"] == nlohmann::json::array({6, 7}));
+  CHECK(map_json["forward"]["5"] == nlohmann::ordered_json::array({6, 7}));
   CHECK(map_json["forward"]["4"] == 5);
 
   auto r = read_etrecord(*bytes);

@@ -27,16 +27,19 @@ class JsonValue {
  public:
   enum class Type : uint8_t { kNull, kBool, kInt, kDouble, kString, kArray, kObject };
 
-  JsonValue() = default;
-  JsonValue(std::nullptr_t) {}  // NOLINT: implicit, as the literal it stands for
-  JsonValue(bool b) : v_(b) {}  // NOLINT
-  JsonValue(int64_t i) : v_(i) {}  // NOLINT
-  JsonValue(int i) : v_(int64_t{i}) {}  // NOLINT
-  JsonValue(double d) : v_(d) {}  // NOLINT
-  JsonValue(std::string s) : v_(std::move(s)) {}  // NOLINT
-  JsonValue(const char* s) : v_(std::string(s)) {}  // NOLINT
-  JsonValue(JsonArray a) : v_(std::move(a)) {}  // NOLINT
-  JsonValue(JsonObject o) : v_(std::move(o)) {}  // NOLINT
+  // Constructors are defined below JsonMember: the variant may not be built
+  // while one of its vectors holds an incomplete type (clang instantiates it
+  // at the constructor).
+  JsonValue();
+  JsonValue(std::nullptr_t);  // NOLINT: implicit, as the literal it stands for
+  JsonValue(bool b);          // NOLINT
+  JsonValue(int64_t i);       // NOLINT
+  JsonValue(int i);           // NOLINT
+  JsonValue(double d);        // NOLINT
+  JsonValue(std::string s);   // NOLINT
+  JsonValue(const char* s);   // NOLINT
+  JsonValue(JsonArray a);     // NOLINT
+  JsonValue(JsonObject o);    // NOLINT
 
   Type type() const { return static_cast<Type>(v_.index()); }
   bool is_null() const { return type() == Type::kNull; }
@@ -66,8 +69,8 @@ class JsonValue {
   // Appends to an array.
   JsonValue& push(JsonValue value);
 
-  static JsonValue object() { return JsonValue(JsonObject{}); }
-  static JsonValue array() { return JsonValue(JsonArray{}); }
+  static JsonValue object();
+  static JsonValue array();
 
  private:
   std::variant<std::monostate, bool, int64_t, double, std::string, JsonArray, JsonObject> v_;
@@ -77,6 +80,19 @@ struct JsonMember {
   std::string key;
   JsonValue value;
 };
+
+inline JsonValue::JsonValue() = default;
+inline JsonValue::JsonValue(std::nullptr_t) {}
+inline JsonValue::JsonValue(bool b) : v_(b) {}
+inline JsonValue::JsonValue(int64_t i) : v_(i) {}
+inline JsonValue::JsonValue(int i) : v_(int64_t{i}) {}
+inline JsonValue::JsonValue(double d) : v_(d) {}
+inline JsonValue::JsonValue(std::string s) : v_(std::move(s)) {}
+inline JsonValue::JsonValue(const char* s) : v_(std::string(s)) {}
+inline JsonValue::JsonValue(JsonArray a) : v_(std::move(a)) {}
+inline JsonValue::JsonValue(JsonObject o) : v_(std::move(o)) {}
+inline JsonValue JsonValue::object() { return JsonValue(JsonObject{}); }
+inline JsonValue JsonValue::array() { return JsonValue(JsonArray{}); }
 
 struct JsonLimits {
   size_t max_depth = 512;               // nested arrays/objects
