@@ -91,17 +91,17 @@ void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& va
   records_.push_back(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
 
-void EventTracer::profile_delegate(int32_t chain, int32_t instruction, DelegateDebugId id, std::vector<uint8_t> metadata,
+void EventTracer::profile_delegate(int32_t chain, int32_t instruction, const DelegateDebugId& id, ByteSpan metadata,
                                    uint64_t start_ticks, uint64_t end_ticks) {
   etdump::ProfileEvent event;
   event.chain_index = chain;
   event.instruction_id = instruction;
   if (id.is_text()) {
-    event.delegate_debug_id_str = std::move(id.text);
+    event.delegate_debug_id_str = id.text;
   } else {
     event.delegate_debug_id_int = id.integer;
   }
-  event.delegate_debug_metadata = std::move(metadata);
+  event.delegate_debug_metadata.emplace(metadata.begin(), metadata.end());
   delegate_events_.push_back(std::move(event));
   records_.push_back(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
                             start_ticks, end_ticks});

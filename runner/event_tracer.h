@@ -51,7 +51,7 @@ class EventTracer {
   }
   // A delegate's own profiling event: no name, its debug id, and metadata
   // (written even when empty, as the runtime does).
-  void profile_delegate(int32_t chain, int32_t instruction, DelegateDebugId id, std::vector<uint8_t> metadata,
+  void profile_delegate(int32_t chain, int32_t instruction, const DelegateDebugId& id, ByteSpan metadata,
                         uint64_t start_ticks, uint64_t end_ticks);
   // A delegate's intermediate output (a DebugEvent with its debug id).
   void log_delegate_output(int32_t chain, int32_t instruction, const DelegateDebugId& id, const Tensor& tensor);

@@ -137,3 +137,36 @@ TEST_CASE("xnn runtime: shape mismatches at run time name the node", "[xnnpack]"
   REQUIRE_FALSE(d.ok());
   CHECK(d.error().message == "delegate argument 0 is INT, the graph expects fp32");
 }
+
+TEST_CASE("xnn runtime: hostile sizes are bounded: internal memory limit and huge pooling windows", "[xnnpack]") {
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 4});
+    const uint32_t padded = g.internal({1, 4});
+    const uint32_t y = g.output({1, 4});
+    auto& pad = g.node(T::kStaticConstantPad, {x}, {padded});
+    pad.pre_paddings = {0, 0};
+    pad.post_paddings = {0, 1000000};
+    g.node(T::kAbs, {padded}, {y});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 4}, {1, 2, 3, 4}), xnn_out({1, 4})};
+    rt::xnnpack::Options options;
+    options.memory_limit = 1 << 20;
+    auto s = run_xnn(payload, args, nullptr, options);
+    REQUIRE_FALSE(s.ok());
+    // (4 + 1000000) floats of 4 bytes.
+    CHECK(s.error().message == "internal values would take 4000016 bytes, above the delegate's memory limit of 1048576");
+  }
+  for (auto type : {T::kMaxPooling2d, T::kAvgPooling2d}) {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 2, 2, 1});
+    const uint32_t y = g.output({1, 1, 1, 1});
+    auto& n = g.node(type, {x}, {y});
+    // A window of 2e9 + 2 rows over 1e9 padding each side: one output, and the loops only visit the 4 pixels.
+    n.window = xnn::Window{1000000000, 0, 1000000000, 0, 2000000002, 2, 1, 1, 1, 1};
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 2, 2, 1}, {1, 2, 3, 4}), xnn_out({1, 1, 1, 1})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{type == T::kMaxPooling2d ? 4.0f : 2.5f});
+  }
+}

@@ -10,7 +10,8 @@
 
 namespace etkit::rt::xnnpack {
 
-Error node_error(const NodeCall& call, const std::string& message);
+// A node's failure; the runtime prefixes the node's index and type.
+Error node_error(const std::string& message);
 
 // The element size of a datatype that is stored one element per byte group
 // (4-bit types are not movable element by element: 0).
@@ -19,11 +20,11 @@ bool is_per_tensor_quantized(xnn::Datatype d);
 
 // Values of `slot` as floats: the slot's own bytes when it is fp32, else a
 // converted copy in `scratch` (fp16, bf16, int32, per-tensor quantized).
-Result<const float*> read_floats(const NodeCall& call, const Slot& slot, std::vector<float>& scratch);
+Result<const float*> read_floats(const Slot& slot, std::vector<float>& scratch);
 // A float buffer for the results of `slot` (already reshaped): the slot's
 // bytes when fp32, else `scratch`, to be committed by write_floats.
 float* output_floats(Slot& slot, std::vector<float>& scratch);
-Status write_floats(const NodeCall& call, Slot& slot, const float* values);
+Status write_floats(Slot& slot, const float* values);
 
 // XNNPACK's quantization of one float: round to nearest even, add the zero
 // point, saturate to the type.
@@ -32,7 +33,15 @@ int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int
 inline float clamp_output(float v, const xnn::Node& n) { return std::fmin(std::fmax(v, n.output_min), n.output_max); }
 void clamp_all(float* data, size_t count, const xnn::Node& n);
 
+// The kernel taps [first, last) of output position `o` that land inside an
+// input of `in` pixels (the rest lie in the padding), so loops cost what the
+// input holds however large a hostile kernel or padding is.
+struct TapRange {
+  size_t first, last;
+};
+TapRange valid_taps(size_t o, uint32_t stride, uint32_t dilation, uint32_t pad, uint32_t kernel, size_t in);
+
 // Checked product of dimensions.
-Result<size_t> product(const NodeCall& call, std::span<const size_t> dims);
+Result<size_t> product(std::span<const size_t> dims);
 
 }  // namespace etkit::rt::xnnpack

@@ -6,10 +6,7 @@
 
 namespace etkit::rt::xnnpack {
 
-Error node_error(const NodeCall& call, const std::string& message) {
-  (void)call;  // the runtime adds the node's index and type on the way up
-  return Error{ErrorKind::kRuntime, {}, {}, message};
-}
+Error node_error(const std::string& message) { return Error{ErrorKind::kRuntime, {}, {}, message}; }
 
 size_t element_size(xnn::Datatype d) {
   switch (d) {
@@ -34,7 +31,7 @@ int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int
   return std::clamp(int32_t(r) + zero_point, qmin, qmax);
 }
 
-Result<const float*> read_floats(const NodeCall& call, const Slot& slot, std::vector<float>& scratch) {
+Result<const float*> read_floats(const Slot& slot, std::vector<float>& scratch) {
   if (slot.dtype == xnn::Datatype::kFp32) return reinterpret_cast<const float*>(slot.data);
   const size_t n = slot.numel();
   scratch.resize(n);
@@ -75,7 +72,7 @@ Result<const float*> read_floats(const NodeCall& call, const Slot& slot, std::ve
       }
       break;
     default:
-      return node_error(call, "cannot read a " + std::string(xnn::datatype_name(slot.dtype)) + " value as numbers here");
+      return node_error("cannot read a " + std::string(xnn::datatype_name(slot.dtype)) + " value as numbers here");
   }
   return static_cast<const float*>(scratch.data());
 }
@@ -86,7 +83,7 @@ float* output_floats(Slot& slot, std::vector<float>& scratch) {
   return scratch.data();
 }
 
-Status write_floats(const NodeCall& call, Slot& slot, const float* values) {
+Status write_floats(Slot& slot, const float* values) {
   const size_t n = slot.numel();
   uint8_t* p = slot.data;
   switch (slot.dtype) {
@@ -119,7 +116,7 @@ Status write_floats(const NodeCall& call, Slot& slot, const float* values) {
       for (size_t i = 0; i < n; ++i) p[i] = uint8_t(quantize(values[i], slot.scale, slot.zero_point, 0, 255));
       return {};
     default:
-      return node_error(call, "cannot write numbers into a " + std::string(xnn::datatype_name(slot.dtype)) + " value");
+      return node_error("cannot write numbers into a " + std::string(xnn::datatype_name(slot.dtype)) + " value");
   }
 }
 
@@ -129,10 +126,20 @@ void clamp_all(float* data, size_t count, const xnn::Node& n) {
   for (size_t i = 0; i < count; ++i) data[i] = std::fmin(std::fmax(data[i], lo), hi);
 }
 
-Result<size_t> product(const NodeCall& call, std::span<const size_t> dims) {
+TapRange valid_taps(size_t o, uint32_t stride, uint32_t dilation, uint32_t pad, uint32_t kernel, size_t in) {
+  // Input position of tap k: o * stride + k * dilation - pad, valid in [0, in).
+  const int64_t base = int64_t(o) * stride - int64_t(pad);
+  const int64_t d = dilation;
+  const int64_t first = base >= 0 ? 0 : (-base + d - 1) / d;
+  const int64_t last = base >= int64_t(in) ? 0 : (int64_t(in) - 1 - base) / d + 1;
+  const int64_t lo = std::min<int64_t>(first, kernel), hi = std::min<int64_t>(last, kernel);
+  return TapRange{size_t(lo), size_t(std::max(lo, hi))};
+}
+
+Result<size_t> product(std::span<const size_t> dims) {
   size_t n = 1;
   for (size_t d : dims) {
-    if (d != 0 && n > (size_t(1) << 40) / d) return node_error(call, "shape too large");
+    if (d != 0 && n > (size_t(1) << 40) / d) return node_error("shape too large");
     n *= d;
   }
   return n;

@@ -49,25 +49,25 @@ Status unary(NodeCall& call) {
     if (out.data != in.data) std::memmove(out.data, in.data, n * element_size(in.dtype));
     return {};
   }
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const xnn::NodeType t = call.node.type;
   const float param = call.node.scalar;
   for (size_t i = 0; i < n; ++i) y[i] = unary_value(t, x[i], param);
   // Clamp's bounds are its output min/max; other unary nodes ignore them.
   if (t == xnn::NodeType::kClamp) clamp_all(y, n, call.node);
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // Numpy broadcasting of two shapes, aligned at the last dimension.
-Result<std::vector<size_t>> broadcast(const NodeCall& call, std::span<const size_t> a, std::span<const size_t> b) {
+Result<std::vector<size_t>> broadcast(std::span<const size_t> a, std::span<const size_t> b) {
   const size_t rank = std::max(a.size(), b.size());
   std::vector<size_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const size_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const size_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) {
-      return node_error(call, "shapes cannot broadcast (dimension " + std::to_string(i) + ": " + std::to_string(da) +
+      return node_error("shapes cannot broadcast (dimension " + std::to_string(i) + ": " + std::to_string(da) +
                                   " vs " + std::to_string(db) + ")");
     }
     out[i] = da == 1 ? db : da;
@@ -128,12 +128,12 @@ Status binary(NodeCall& call) {
   Slot& a = *call.in[0];
   Slot& b = *call.in[1];
   Slot& out = *call.out[0];
-  if (a.dims.size() > 6 || b.dims.size() > 6) return node_error(call, "rank above 6");
-  ETKIT_ASSIGN_OR_RETURN(auto shape, broadcast(call, a.dims, b.dims));
+  if (a.dims.size() > 6 || b.dims.size() > 6) return node_error("rank above 6");
+  ETKIT_ASSIGN_OR_RETURN(auto shape, broadcast(a.dims, b.dims));
   // PReLU's slope broadcasts over the channels, the last dimension.
   ETKIT_TRY(call.runtime.reshape(out, shape));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, a, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* z, read_floats(call, b, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(a, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* z, read_floats(b, call.runtime.scratch(1)));
   float* y = output_floats(out, call.runtime.scratch(2));
   const auto sa = broadcast_strides(a.dims, shape), sb = broadcast_strides(b.dims, shape);
   using T = xnn::NodeType;
@@ -145,13 +145,13 @@ Status binary(NodeCall& call) {
     case T::kMinimum: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return std::fmin(p, q); }); break;
     case T::kMaximum: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return std::fmax(p, q); }); break;
     case T::kPReLU: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p < 0 ? p * q : p; }); break;
-    default: return node_error(call, "not a binary node");
+    default: return node_error("not a binary node");
   }
   // Minimum/Maximum/PReLU take no min/max (xnn_define_binary without params).
   if (call.node.type != T::kMinimum && call.node.type != T::kMaximum && call.node.type != T::kPReLU) {
     clamp_all(y, out.numel(), call.node);
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // Softmax over the last dimension, max-subtracted as XNNPACK computes it.
@@ -159,9 +159,9 @@ Status softmax(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
   ETKIT_TRY(call.runtime.reshape(out, in.dims));
-  if (in.dims.empty()) return node_error(call, "softmax needs at least one dimension");
+  if (in.dims.empty()) return node_error("softmax needs at least one dimension");
   const size_t channels = in.dims.back();
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const size_t rows = channels == 0 ? 0 : out.numel() / channels;
   for (size_t r = 0; r < rows; ++r) {
@@ -174,7 +174,7 @@ Status softmax(NodeCall& call) {
     const float inv = 1.0f / sum;
     for (size_t c = 0; c < channels; ++c) py[c] *= inv;
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // Convert to qdint8 (dynamic, per row) is handled by the fully connected
@@ -185,7 +185,7 @@ Status convert(NodeCall& call) {
   if (out.dtype == xnn::Datatype::kQdint8) {
     Slot& in = *call.in[0];
     ETKIT_TRY(call.runtime.reshape(out, in.dims));
-    return quantize_dynamic(call, in, out);
+    return quantize_dynamic(in, out);
   }
   return unary(call);
 }

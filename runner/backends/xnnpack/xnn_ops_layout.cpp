@@ -11,15 +11,15 @@
 namespace etkit::rt::xnnpack {
 namespace {
 
-Result<size_t> movable_size(const NodeCall& call, const Slot& s) {
+Result<size_t> movable_size(const Slot& s) {
   const size_t e = element_size(s.dtype);
-  if (e == 0) return node_error(call, "cannot move " + std::string(xnn::datatype_name(s.dtype)) + " elements");
+  if (e == 0) return node_error("cannot move " + std::string(xnn::datatype_name(s.dtype)) + " elements");
   return e;
 }
 
-Status same_datatype(const NodeCall& call, const Slot& in, const Slot& out) {
+Status same_datatype(const Slot& in, const Slot& out) {
   if (in.dtype != out.dtype) {
-    return node_error(call, "input is " + std::string(xnn::datatype_name(in.dtype)) + ", output " +
+    return node_error("input is " + std::string(xnn::datatype_name(in.dtype)) + ", output " +
                                 std::string(xnn::datatype_name(out.dtype)));
   }
   return {};
@@ -35,9 +35,9 @@ Status transpose(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
   const auto& perm = call.node.perm;
-  if (perm.size() != in.dims.size()) return node_error(call, "perm has " + std::to_string(perm.size()) + " entries, input rank " + std::to_string(in.dims.size()));
-  ETKIT_TRY(same_datatype(call, in, out));
-  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(call, in));
+  if (perm.size() != in.dims.size()) return node_error("perm has " + std::to_string(perm.size()) + " entries, input rank " + std::to_string(in.dims.size()));
+  ETKIT_TRY(same_datatype(in, out));
+  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(in));
   std::vector<size_t> shape(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) shape[i] = in.dims[perm[i]];
   ETKIT_TRY(call.runtime.reshape(out, shape));
@@ -61,14 +61,14 @@ Status transpose(NodeCall& call) {
 Status reshape(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
-  ETKIT_TRY(same_datatype(call, in, out));
-  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(call, in));
+  ETKIT_TRY(same_datatype(in, out));
+  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(in));
   const size_t n = in.numel();
   std::vector<size_t> shape(call.node.shape.begin(), call.node.shape.end());
   size_t known = 1, inferred = shape.size();
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0) {
-      if (inferred != shape.size()) return node_error(call, "new shape has more than one inferred (0) dimension");
+      if (inferred != shape.size()) return node_error("new shape has more than one inferred (0) dimension");
       inferred = i;
     } else {
       known *= shape[i];
@@ -77,7 +77,7 @@ Status reshape(NodeCall& call) {
   if (inferred != shape.size()) shape[inferred] = known == 0 ? 0 : n / known;
   size_t total = 1;
   for (size_t d : shape) total *= d;
-  if (total != n) return node_error(call, "new shape holds " + std::to_string(total) + " elements, the input " + std::to_string(n));
+  if (total != n) return node_error("new shape holds " + std::to_string(total) + " elements, the input " + std::to_string(n));
   ETKIT_TRY(call.runtime.reshape(out, shape));
   if (out.data != in.data) std::memmove(out.data, in.data, n * e);
   return {};
@@ -87,15 +87,15 @@ Status slice(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
   const auto& offsets = call.node.offsets;
-  if (offsets.size() != in.dims.size()) return node_error(call, "offsets do not match the input rank");
-  ETKIT_TRY(same_datatype(call, in, out));
-  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(call, in));
+  if (offsets.size() != in.dims.size()) return node_error("offsets do not match the input rank");
+  ETKIT_TRY(same_datatype(in, out));
+  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(in));
   std::vector<size_t> shape(in.dims.size());
   for (size_t i = 0; i < shape.size(); ++i) {
     // A size of 0 extends the slice to the end of its dimension.
     const size_t size = call.node.shape[i] == 0 ? (offsets[i] <= in.dims[i] ? in.dims[i] - offsets[i] : 0) : call.node.shape[i];
     if (offsets[i] > in.dims[i] || size > in.dims[i] - offsets[i]) {
-      return node_error(call, "slice [" + std::to_string(offsets[i]) + ", +" + std::to_string(size) + ") of dimension " +
+      return node_error("slice [" + std::to_string(offsets[i]) + ", +" + std::to_string(size) + ") of dimension " +
                                   std::to_string(i) + " exceeds its size " + std::to_string(in.dims[i]));
     }
     shape[i] = size;
@@ -127,9 +127,9 @@ Status constant_pad(NodeCall& call) {
   Slot& out = *call.out[0];
   const auto& pre = call.node.pre_paddings;
   const auto& post = call.node.post_paddings;
-  if (pre.size() < in.dims.size()) return node_error(call, "paddings do not cover the input rank");
-  ETKIT_TRY(same_datatype(call, in, out));
-  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(call, in));
+  if (pre.size() < in.dims.size()) return node_error("paddings do not cover the input rank");
+  ETKIT_TRY(same_datatype(in, out));
+  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(in));
   const size_t rank = in.dims.size();
   std::vector<size_t> shape(rank);
   for (size_t i = 0; i < rank; ++i) shape[i] = in.dims[i] + pre[i] + post[i];
@@ -142,7 +142,7 @@ Status constant_pad(NodeCall& call) {
     cell.dims = {};
     cell.data = fill.data();
     one.assign(1, call.node.scalar);
-    ETKIT_TRY(write_floats(call, cell, one.data()));
+    ETKIT_TRY(write_floats(cell, one.data()));
   }
   const size_t n = out.numel();
   for (size_t o = 0; o < n; ++o) std::memcpy(out.data + o * e, fill.data(), e);
@@ -170,15 +170,15 @@ Status concatenate(NodeCall& call) {
   Slot& first = *call.in[0];
   const size_t rank = first.dims.size();
   const size_t axis = call.node.axis;
-  if (axis >= rank) return node_error(call, "axis " + std::to_string(axis) + " outside rank " + std::to_string(rank));
-  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(call, first));
+  if (axis >= rank) return node_error("axis " + std::to_string(axis) + " outside rank " + std::to_string(rank));
+  ETKIT_ASSIGN_OR_RETURN(size_t e, movable_size(first));
   std::vector<size_t> shape = first.dims;
   shape[axis] = 0;
   for (Slot* in : call.in) {
-    ETKIT_TRY(same_datatype(call, *in, out));
-    if (in->dims.size() != rank) return node_error(call, "inputs differ in rank");
+    ETKIT_TRY(same_datatype(*in, out));
+    if (in->dims.size() != rank) return node_error("inputs differ in rank");
     for (size_t k = 0; k < rank; ++k) {
-      if (k != axis && in->dims[k] != first.dims[k]) return node_error(call, "inputs differ outside the axis (dimension " + std::to_string(k) + ")");
+      if (k != axis && in->dims[k] != first.dims[k]) return node_error("inputs differ outside the axis (dimension " + std::to_string(k) + ")");
     }
     shape[axis] += in->dims[axis];
   }
@@ -192,13 +192,13 @@ Status concatenate(NodeCall& call) {
     const size_t row = in->dims[axis] * inner * e;
     // Quantized inputs with other parameters than the output requantize.
     if (is_per_tensor_quantized(in->dtype) && (in->scale != out.scale || in->zero_point != out.zero_point)) {
-      ETKIT_ASSIGN_OR_RETURN(const float* values, read_floats(call, *in, call.runtime.scratch(0)));
+      ETKIT_ASSIGN_OR_RETURN(const float* values, read_floats(*in, call.runtime.scratch(0)));
       Slot part = out;
       part.dims = {row / e};
       std::vector<uint8_t> bytes(row);
       for (size_t o = 0; o < outer; ++o) {
         part.data = bytes.data();
-        ETKIT_TRY(write_floats(call, part, values + o * (row / e)));
+        ETKIT_TRY(write_floats(part, values + o * (row / e)));
         std::memcpy(out.data + o * out_row + column, bytes.data(), row);
       }
     } else {
@@ -214,15 +214,15 @@ struct PoolGeometry {
 };
 
 Result<PoolGeometry> pool_geometry(const NodeCall& call, const Slot& in) {
-  if (in.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4)");
+  if (in.dims.size() != 4) return node_error("input must be NHWC (rank 4)");
   const xnn::Window& w = call.node.window;
   if (w.kernel_h == 0 || w.kernel_w == 0 || w.stride_h == 0 || w.stride_w == 0 || w.dilation_h == 0 || w.dilation_w == 0) {
-    return node_error(call, "pooling size, stride and dilation must be positive");
+    return node_error("pooling size, stride and dilation must be positive");
   }
   PoolGeometry g{in.dims[0], in.dims[1], in.dims[2], in.dims[3], 0, 0};
   const size_t eh = size_t(w.dilation_h) * (w.kernel_h - 1) + 1, ew = size_t(w.dilation_w) * (w.kernel_w - 1) + 1;
   const size_t ph = g.ih + w.pad_top + w.pad_bottom, pw = g.iw + w.pad_left + w.pad_right;
-  if (ph < eh || pw < ew) return node_error(call, "pooling window larger than the padded input");
+  if (ph < eh || pw < ew) return node_error("pooling window larger than the padded input");
   g.oh = (ph - eh) / w.stride_h + 1;
   g.ow = (pw - ew) / w.stride_w + 1;
   return g;
@@ -235,7 +235,7 @@ Status pooling(NodeCall& call) {
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(call, in));
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{g.n, g.oh, g.ow, g.c}));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const xnn::Window& w = call.node.window;
   const bool is_max = call.node.type == xnn::NodeType::kMaxPooling2d;
@@ -244,15 +244,14 @@ Status pooling(NodeCall& call) {
       for (size_t ox = 0; ox < g.ow; ++ox) {
         float* acc = y + ((img * g.oh + oy) * g.ow + ox) * g.c;
         std::fill(acc, acc + g.c, is_max ? -INFINITY : 0.0f);
-        size_t count = 0;
-        for (size_t ky = 0; ky < w.kernel_h; ++ky) {
-          const int64_t iy = int64_t(oy * w.stride_h + ky * w.dilation_h) - int64_t(w.pad_top);
-          if (iy < 0 || iy >= int64_t(g.ih)) continue;
-          for (size_t kx = 0; kx < w.kernel_w; ++kx) {
-            const int64_t ix = int64_t(ox * w.stride_w + kx * w.dilation_w) - int64_t(w.pad_left);
-            if (ix < 0 || ix >= int64_t(g.iw)) continue;
-            const float* px = x + ((img * g.ih + size_t(iy)) * g.iw + size_t(ix)) * g.c;
-            ++count;
+        const TapRange ry = valid_taps(oy, w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, g.ih);
+        const TapRange rx = valid_taps(ox, w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, g.iw);
+        const size_t count = (ry.last - ry.first) * (rx.last - rx.first);
+        for (size_t ky = ry.first; ky < ry.last; ++ky) {
+          const size_t iy = oy * w.stride_h + ky * w.dilation_h - w.pad_top;
+          for (size_t kx = rx.first; kx < rx.last; ++kx) {
+            const size_t ix = ox * w.stride_w + kx * w.dilation_w - w.pad_left;
+            const float* px = x + ((img * g.ih + iy) * g.iw + ix) * g.c;
             if (is_max) {
               for (size_t c = 0; c < g.c; ++c) acc[c] = std::fmax(acc[c], px[c]);
             } else {
@@ -268,7 +267,7 @@ Status pooling(NodeCall& call) {
       }
     }
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // The mean over height and width: [N, H, W, C] -> [N, 1, 1, C] (or [N, C]
@@ -276,11 +275,11 @@ Status pooling(NodeCall& call) {
 Status global_average_pooling(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
-  if (in.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4)");
+  if (in.dims.size() != 4) return node_error("input must be NHWC (rank 4)");
   const size_t n = in.dims[0], pixels = in.dims[1] * in.dims[2], c = in.dims[3];
   const std::vector<size_t> shape = out.def->dims.size() == 2 ? std::vector<size_t>{n, c} : std::vector<size_t>{n, 1, 1, c};
   ETKIT_TRY(call.runtime.reshape(out, shape));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   for (size_t img = 0; img < n; ++img) {
     float* acc = y + img * c;
@@ -293,7 +292,7 @@ Status global_average_pooling(NodeCall& call) {
     for (size_t k = 0; k < c; ++k) acc[k] *= inv;
     clamp_all(acc, c, call.node);
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // Max pooling with the window's flat index (ky * kw + kx) of the maximum,
@@ -303,26 +302,26 @@ Status argmax_pooling(NodeCall& call) {
   Slot& values = *call.out[0];
   Slot& indices = *call.out[1];
   ETKIT_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(call, in));
-  if (element_size(indices.dtype) != 4) return node_error(call, "indices must be 32-bit");
+  if (element_size(indices.dtype) != 4) return node_error("indices must be 32-bit");
   ETKIT_TRY(call.runtime.reshape(values, std::vector<size_t>{g.n, g.oh, g.ow, g.c}));
   ETKIT_TRY(call.runtime.reshape(indices, std::vector<size_t>{g.n, g.oh, g.ow, g.c}));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(values, call.runtime.scratch(1));
   const xnn::Window& w = call.node.window;
   for (size_t img = 0; img < g.n; ++img) {
     for (size_t oy = 0; oy < g.oh; ++oy) {
       for (size_t ox = 0; ox < g.ow; ++ox) {
         const size_t o = ((img * g.oh + oy) * g.ow + ox) * g.c;
+        const TapRange ry = valid_taps(oy, w.stride_h, 1, w.pad_top, w.kernel_h, g.ih);
+        const TapRange rx = valid_taps(ox, w.stride_w, 1, w.pad_left, w.kernel_w, g.iw);
         for (size_t c = 0; c < g.c; ++c) {
           float best = -INFINITY;
           uint32_t best_index = 0;
-          for (size_t ky = 0; ky < w.kernel_h; ++ky) {
-            const int64_t iy = int64_t(oy * w.stride_h + ky) - int64_t(w.pad_top);
-            if (iy < 0 || iy >= int64_t(g.ih)) continue;
-            for (size_t kx = 0; kx < w.kernel_w; ++kx) {
-              const int64_t ix = int64_t(ox * w.stride_w + kx) - int64_t(w.pad_left);
-              if (ix < 0 || ix >= int64_t(g.iw)) continue;
-              const float v = x[((img * g.ih + size_t(iy)) * g.iw + size_t(ix)) * g.c + c];
+          for (size_t ky = ry.first; ky < ry.last; ++ky) {
+            const size_t iy = oy * w.stride_h + ky - w.pad_top;
+            for (size_t kx = rx.first; kx < rx.last; ++kx) {
+              const size_t ix = ox * w.stride_w + kx - w.pad_left;
+              const float v = x[((img * g.ih + iy) * g.iw + ix) * g.c + c];
               if (v > best) {
                 best = v;
                 best_index = uint32_t(ky * w.kernel_w + kx);
@@ -335,7 +334,7 @@ Status argmax_pooling(NodeCall& call) {
       }
     }
   }
-  return write_floats(call, values, y);
+  return write_floats(values, y);
 }
 
 // Bilinear resize of NHWC, half-pixel centres unless align_corners (or the
@@ -343,11 +342,11 @@ Status argmax_pooling(NodeCall& call) {
 Status resize_bilinear(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
-  if (in.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4)");
+  if (in.dims.size() != 4) return node_error("input must be NHWC (rank 4)");
   const size_t n = in.dims[0], ih = in.dims[1], iw = in.dims[2], c = in.dims[3];
   const size_t oh = call.node.new_height, ow = call.node.new_width;
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{n, oh, ow, c}));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(call, in, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const bool align = (call.node.flags & xnn::kAlignCorners) != 0;
   const bool legacy = (call.node.flags & xnn::kTensorflowLegacy) != 0;
@@ -379,7 +378,7 @@ Status resize_bilinear(NodeCall& call) {
       }
     }
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // softmax(Q K^T * scale + mask) V over [.., heads, tokens, channels]; the
@@ -392,27 +391,27 @@ Status attention(NodeCall& call) {
   Slot* mask = call.in[4];
   Slot& out = *call.out[0];
   if (q.dims.size() < 2 || k.dims.size() != q.dims.size() || v.dims.size() != q.dims.size()) {
-    return node_error(call, "query, key and value need the same rank (at least 2)");
+    return node_error("query, key and value need the same rank (at least 2)");
   }
   const size_t r = q.dims.size();
   const size_t tq = q.dims[r - 2], c = q.dims[r - 1], tk = k.dims[r - 2], cv = v.dims[r - 1];
-  if (k.dims[r - 1] != c || v.dims[r - 2] != tk || scale.numel() != c) return node_error(call, "attention shapes do not agree");
+  if (k.dims[r - 1] != c || v.dims[r - 2] != tk || scale.numel() != c) return node_error("attention shapes do not agree");
   size_t batches = 1;
   for (size_t i = 0; i + 2 < r; ++i) {
-    if (k.dims[i] != q.dims[i] || v.dims[i] != q.dims[i]) return node_error(call, "batch dimensions differ");
+    if (k.dims[i] != q.dims[i] || v.dims[i] != q.dims[i]) return node_error("batch dimensions differ");
     batches *= q.dims[i];
   }
-  if (mask && mask->numel() != tq * tk) return node_error(call, "mask must be [query tokens, key tokens]");
+  if (mask && mask->numel() != tq * tk) return node_error("mask must be [query tokens, key tokens]");
   std::vector<size_t> shape = q.dims;
   shape[r - 1] = cv;
   ETKIT_TRY(call.runtime.reshape(out, shape));
-  ETKIT_ASSIGN_OR_RETURN(const float* pq, read_floats(call, q, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* pk, read_floats(call, k, call.runtime.scratch(1)));
-  ETKIT_ASSIGN_OR_RETURN(const float* pv, read_floats(call, v, call.runtime.scratch(2)));
-  ETKIT_ASSIGN_OR_RETURN(const float* ps, read_floats(call, scale, call.runtime.scratch(3)));
+  ETKIT_ASSIGN_OR_RETURN(const float* pq, read_floats(q, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* pk, read_floats(k, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* pv, read_floats(v, call.runtime.scratch(2)));
+  ETKIT_ASSIGN_OR_RETURN(const float* ps, read_floats(scale, call.runtime.scratch(3)));
   const float* pm = nullptr;
   if (mask) {
-    ETKIT_ASSIGN_OR_RETURN(pm, read_floats(call, *mask, call.runtime.scratch(4)));
+    ETKIT_ASSIGN_OR_RETURN(pm, read_floats(*mask, call.runtime.scratch(4)));
   }
   float* y = output_floats(out, call.runtime.scratch(5));
   std::vector<float>& scaled = call.runtime.scratch(6);
@@ -438,7 +437,7 @@ Status attention(NodeCall& call) {
     kernels::linalg::sgemm(int64_t(tq), int64_t(cv), int64_t(tk), 1.0f, MatrixView{logits.data(), int64_t(tk), 1},
                            MatrixView{pv + b * tk * cv, int64_t(cv), 1}, 0.0f, y + b * tq * cv, int64_t(cv));
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 }  // namespace

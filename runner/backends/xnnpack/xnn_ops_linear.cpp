@@ -22,13 +22,13 @@ using kernels::linalg::sgemm;
 
 // The filter as floats [rows, cols] (rows = output channels for the layouts
 // above), dequantizing per-channel / per-block / 4-bit weights.
-Result<const float*> filter_floats(const NodeCall& call, const Slot& w, size_t out_channel_dim,
+Result<const float*> filter_floats(const Slot& w, size_t out_channel_dim,
                                    std::vector<float>& scratch) {
   if (w.dtype == xnn::Datatype::kFp32) return reinterpret_cast<const float*>(w.data);
   const size_t n = w.numel();
   const bool four_bit = w.dtype == xnn::Datatype::kQcint4 || w.dtype == xnn::Datatype::kQbint4;
-  if (w.dtype != xnn::Datatype::kQcint8 && !four_bit) return read_floats(call, w, scratch);
-  if (w.dims.empty()) return node_error(call, "filter without dimensions");
+  if (w.dtype != xnn::Datatype::kQcint8 && !four_bit) return read_floats(w, scratch);
+  if (w.dims.empty()) return node_error("filter without dimensions");
   scratch.resize(n);
   const size_t channels = w.dims[out_channel_dim];
   size_t inner = 1;
@@ -36,7 +36,7 @@ Result<const float*> filter_floats(const NodeCall& call, const Slot& w, size_t o
   const bool blockwise = w.def->quant.scheme == xnn::QuantScheme::kPerChannelGroup;
   const size_t group = blockwise ? size_t(w.def->quant.group_size) : 0;
   const size_t blocks_per_row = blockwise ? w.dims[1] / group : 0;
-  if (!blockwise && w.channel_scales.size() != channels) return node_error(call, "filter scales do not match its channels");
+  if (!blockwise && w.channel_scales.size() != channels) return node_error("filter scales do not match its channels");
   for (size_t i = 0; i < n; ++i) {
     int32_t q;
     if (four_bit) {
@@ -55,9 +55,9 @@ Result<const float*> filter_floats(const NodeCall& call, const Slot& w, size_t o
 }
 
 // Bias as floats (qint32/qcint32 biases carry input scale * filter scale).
-Result<const float*> bias_floats(const NodeCall& call, const Slot* b, size_t channels, std::vector<float>& scratch) {
+Result<const float*> bias_floats(const Slot* b, size_t channels, std::vector<float>& scratch) {
   if (!b) return static_cast<const float*>(nullptr);
-  if (b->numel() != channels) return node_error(call, "bias has " + std::to_string(b->numel()) + " values, " +
+  if (b->numel() != channels) return node_error("bias has " + std::to_string(b->numel()) + " values, " +
                                                           std::to_string(channels) + " channels");
   if (b->dtype == xnn::Datatype::kQcint32) {
     scratch.resize(channels);
@@ -68,17 +68,17 @@ Result<const float*> bias_floats(const NodeCall& call, const Slot* b, size_t cha
     }
     return static_cast<const float*>(scratch.data());
   }
-  return read_floats(call, *b, scratch);
+  return read_floats(*b, scratch);
 }
 
 // The activations of a fully connected node whose input is qdint8: the
 // quantized values dequantized with their row's parameters (what the
 // integer product computes exactly, up to float rounding of the sum).
-Result<const float*> activation_floats(const NodeCall& call, const Slot& x, std::vector<float>& scratch) {
-  if (x.dtype != xnn::Datatype::kQdint8) return read_floats(call, x, scratch);
+Result<const float*> activation_floats(const Slot& x, std::vector<float>& scratch) {
+  if (x.dtype != xnn::Datatype::kQdint8) return read_floats(x, scratch);
   const size_t n = x.numel();
   const size_t rows = x.channel_scales.size();
-  if (rows == 0 || n % rows != 0) return node_error(call, "dynamically quantized input without row parameters");
+  if (rows == 0 || n % rows != 0) return node_error("dynamically quantized input without row parameters");
   const size_t cols = n / rows;
   scratch.resize(n);
   for (size_t r = 0; r < rows; ++r) {
@@ -104,12 +104,12 @@ Status fully_connected(NodeCall& call) {
   Slot& w = *call.in[1];
   Slot* b = call.in[2];
   Slot& out = *call.out[0];
-  if (w.dims.size() != 2) return node_error(call, "filter must be 2-D, it has rank " + std::to_string(w.dims.size()));
+  if (w.dims.size() != 2) return node_error("filter must be 2-D, it has rank " + std::to_string(w.dims.size()));
   const bool transposed = (call.node.flags & xnn::kTransposeWeights) != 0;
   const size_t in_ch = transposed ? w.dims[0] : w.dims[1];
   const size_t out_ch = transposed ? w.dims[1] : w.dims[0];
   if (x.dims.empty() || x.dims.back() != in_ch) {
-    return node_error(call, "input's last dimension " + std::to_string(x.dims.empty() ? 0 : x.dims.back()) +
+    return node_error("input's last dimension " + std::to_string(x.dims.empty() ? 0 : x.dims.back()) +
                                 " does not match the filter's " + std::to_string(in_ch) + " input channels");
   }
   std::vector<size_t> shape = x.dims;
@@ -125,40 +125,40 @@ Status fully_connected(NodeCall& call) {
     std::vector<float>& bytes = call.runtime.scratch(4);
     bytes.resize((x.numel() + 3) / 4);
     quantized.data = reinterpret_cast<uint8_t*>(bytes.data());
-    ETKIT_TRY(quantize_dynamic(call, x, quantized));
-    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(call, quantized, call.runtime.scratch(0)));
+    ETKIT_TRY(quantize_dynamic(x, quantized));
+    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(quantized, call.runtime.scratch(0)));
   } else {
-    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(call, x, call.runtime.scratch(0)));
+    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(x, call.runtime.scratch(0)));
   }
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, transposed ? 1 : 0, call.runtime.scratch(1)));
-  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, b, out_ch, call.runtime.scratch(2)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, transposed ? 1 : 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(b, out_ch, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const MatrixView bw = transposed ? MatrixView{wf, int64_t(out_ch), 1} : MatrixView{wf, 1, int64_t(in_ch)};
   sgemm(int64_t(rows), int64_t(out_ch), int64_t(in_ch), 1.0f, MatrixView{a, int64_t(in_ch), 1}, bw, 0.0f, y,
         int64_t(out_ch));
   add_bias_and_clamp(y, rows, out_ch, out_ch, bias, call.node);
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 struct ConvShape {
   size_t n, ih, iw, ic, oh, ow, oc;
 };
 
-Result<size_t> conv_extent(const NodeCall& call, size_t in, uint32_t pad_a, uint32_t pad_b, uint32_t kernel,
+Result<size_t> conv_extent(size_t in, uint32_t pad_a, uint32_t pad_b, uint32_t kernel,
                            uint32_t stride, uint32_t dilation, const char* what) {
-  if (kernel == 0 || stride == 0 || dilation == 0) return node_error(call, std::string(what) + ": kernel, stride and dilation must be positive");
+  if (kernel == 0 || stride == 0 || dilation == 0) return node_error(std::string(what) + ": kernel, stride and dilation must be positive");
   const size_t padded = in + pad_a + pad_b;
   const size_t effective = size_t(dilation) * (kernel - 1) + 1;
-  if (padded < effective) return node_error(call, std::string(what) + ": kernel larger than the padded input");
+  if (padded < effective) return node_error(std::string(what) + ": kernel larger than the padded input");
   return (padded - effective) / stride + 1;
 }
 
 Result<ConvShape> conv_shape(const NodeCall& call, const Slot& x, size_t out_channels) {
-  if (x.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4), it has rank " + std::to_string(x.dims.size()));
+  if (x.dims.size() != 4) return node_error("input must be NHWC (rank 4), it has rank " + std::to_string(x.dims.size()));
   const xnn::Window& w = call.node.window;
   ConvShape s{x.dims[0], x.dims[1], x.dims[2], x.dims[3], 0, 0, out_channels};
-  ETKIT_ASSIGN_OR_RETURN(s.oh, conv_extent(call, s.ih, w.pad_top, w.pad_bottom, w.kernel_h, w.stride_h, w.dilation_h, "height"));
-  ETKIT_ASSIGN_OR_RETURN(s.ow, conv_extent(call, s.iw, w.pad_left, w.pad_right, w.kernel_w, w.stride_w, w.dilation_w, "width"));
+  ETKIT_ASSIGN_OR_RETURN(s.oh, conv_extent(s.ih, w.pad_top, w.pad_bottom, w.kernel_h, w.stride_h, w.dilation_h, "height"));
+  ETKIT_ASSIGN_OR_RETURN(s.ow, conv_extent(s.iw, w.pad_left, w.pad_right, w.kernel_w, w.stride_w, w.dilation_w, "width"));
   return s;
 }
 
@@ -194,15 +194,15 @@ Status convolution(NodeCall& call) {
   const size_t groups = node.groups, gin = node.group_input_channels, gout = node.group_output_channels;
   ETKIT_ASSIGN_OR_RETURN(ConvShape s, conv_shape(call, x, groups * gout));
   if (s.ic != groups * gin) {
-    return node_error(call, "input has " + std::to_string(s.ic) + " channels, groups * group_input_channels is " +
+    return node_error("input has " + std::to_string(s.ic) + " channels, groups * group_input_channels is " +
                                 std::to_string(groups * gin));
   }
   const std::vector<size_t> filter_dims = {groups * gout, node.window.kernel_h, node.window.kernel_w, gin};
-  if (w.dims != filter_dims) return node_error(call, "filter dims do not match [groups * out, kh, kw, in]");
+  if (w.dims != filter_dims) return node_error("filter dims do not match [groups * out, kh, kw, in]");
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
-  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(call, x, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, 0, call.runtime.scratch(1)));
-  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, call.in[2], s.oc, call.runtime.scratch(2)));
+  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const size_t patch = size_t(node.window.kernel_h) * node.window.kernel_w * gin;
   const bool pointwise = patch == gin && node.window.stride_h == 1 && node.window.stride_w == 1 &&
@@ -211,6 +211,7 @@ Status convolution(NodeCall& call) {
   // Patches in chunks of output rows so the scratch stays within ~16 MiB.
   const size_t rows_per_chunk = std::max<size_t>(1, (size_t(4) << 20) / std::max<size_t>(1, s.ow * patch));
   std::vector<float>& cols = call.runtime.scratch(4);
+  if (!pointwise) ETKIT_TRY(call.runtime.check_scratch(uint64_t(s.ow) * patch * sizeof(float)));
   for (size_t img = 0; img < s.n; ++img) {
     for (size_t g = 0; g < groups; ++g) {
       const float* wg = wf + g * gout * patch;
@@ -232,7 +233,7 @@ Status convolution(NodeCall& call) {
     }
   }
   add_bias_and_clamp(y, s.n * pixels, s.oc, s.oc, bias, node);
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 Status depthwise_convolution(NodeCall& call) {
@@ -243,17 +244,17 @@ Status depthwise_convolution(NodeCall& call) {
   // XNNCompiler: input channels = groups, multiplier = group_output / group_input.
   const size_t channels = node.groups;
   if (node.group_output_channels % node.group_input_channels != 0) {
-    return node_error(call, "group_output_channels is not a multiple of group_input_channels");
+    return node_error("group_output_channels is not a multiple of group_input_channels");
   }
   const size_t multiplier = node.group_output_channels / node.group_input_channels;
   ETKIT_ASSIGN_OR_RETURN(ConvShape s, conv_shape(call, x, channels * multiplier));
-  if (s.ic != channels) return node_error(call, "input has " + std::to_string(s.ic) + " channels, groups is " + std::to_string(channels));
+  if (s.ic != channels) return node_error("input has " + std::to_string(s.ic) + " channels, groups is " + std::to_string(channels));
   const std::vector<size_t> filter_dims = {1, node.window.kernel_h, node.window.kernel_w, s.oc};
-  if (w.dims != filter_dims) return node_error(call, "filter dims do not match [1, kh, kw, channels * multiplier]");
+  if (w.dims != filter_dims) return node_error("filter dims do not match [1, kh, kw, channels * multiplier]");
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
-  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(call, x, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, 3, call.runtime.scratch(1)));
-  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, call.in[2], s.oc, call.runtime.scratch(2)));
+  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 3, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const xnn::Window& win = node.window;
   for (size_t img = 0; img < s.n; ++img) {
@@ -265,13 +266,13 @@ Status depthwise_convolution(NodeCall& call) {
         } else {
           std::fill(acc, acc + s.oc, 0.0f);
         }
-        for (size_t ky = 0; ky < win.kernel_h; ++ky) {
-          const int64_t iy = int64_t(oy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
-          if (iy < 0 || iy >= int64_t(s.ih)) continue;
-          for (size_t kx = 0; kx < win.kernel_w; ++kx) {
-            const int64_t ix = int64_t(ox * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
-            if (ix < 0 || ix >= int64_t(s.iw)) continue;
-            const float* px = a + ((img * s.ih + size_t(iy)) * s.iw + size_t(ix)) * s.ic;
+        const TapRange ry = valid_taps(oy, win.stride_h, win.dilation_h, win.pad_top, win.kernel_h, s.ih);
+        const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
+        for (size_t ky = ry.first; ky < ry.last; ++ky) {
+          const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
+          for (size_t kx = rx.first; kx < rx.last; ++kx) {
+            const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
+            const float* px = a + ((img * s.ih + iy) * s.iw + ix) * s.ic;
             const float* pw = wf + (ky * win.kernel_w + kx) * s.oc;
             if (multiplier == 1) {
               for (size_t c = 0; c < s.oc; ++c) acc[c] += px[c] * pw[c];
@@ -287,7 +288,7 @@ Status depthwise_convolution(NodeCall& call) {
       }
     }
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 Status transposed_convolution(NodeCall& call) {
@@ -296,26 +297,26 @@ Status transposed_convolution(NodeCall& call) {
   Slot& x = *call.in[0];
   Slot& w = *call.in[1];
   Slot& out = *call.out[0];
-  if (x.dims.size() != 4) return node_error(call, "input must be NHWC (rank 4)");
+  if (x.dims.size() != 4) return node_error("input must be NHWC (rank 4)");
   const size_t groups = node.groups, gin = node.group_input_channels, gout = node.group_output_channels;
   const size_t n = x.dims[0], ih = x.dims[1], iw = x.dims[2], ic = x.dims[3], oc = groups * gout;
-  if (ic != groups * gin) return node_error(call, "input channels do not match groups * group_input_channels");
+  if (ic != groups * gin) return node_error("input channels do not match groups * group_input_channels");
   if (win.stride_h == 0 || win.stride_w == 0 || win.dilation_h == 0 || win.dilation_w == 0 || win.kernel_h == 0 ||
       win.kernel_w == 0) {
-    return node_error(call, "kernel, stride and dilation must be positive");
+    return node_error("kernel, stride and dilation must be positive");
   }
   // (in - 1) * stride + adjustment + dilated kernel - padding (xnnpack.h).
   const int64_t oh = int64_t(ih - 1) * win.stride_h + node.adjustment_h + int64_t(win.dilation_h) * (win.kernel_h - 1) + 1 -
                      win.pad_top - win.pad_bottom;
   const int64_t ow = int64_t(iw - 1) * win.stride_w + node.adjustment_w + int64_t(win.dilation_w) * (win.kernel_w - 1) + 1 -
                      win.pad_left - win.pad_right;
-  if (ih == 0 || iw == 0 || oh <= 0 || ow <= 0) return node_error(call, "empty or negative output size");
+  if (ih == 0 || iw == 0 || oh <= 0 || ow <= 0) return node_error("empty or negative output size");
   const std::vector<size_t> filter_dims = {oc, win.kernel_h, win.kernel_w, gin};
-  if (w.dims != filter_dims) return node_error(call, "filter dims do not match [groups * out, kh, kw, in]");
+  if (w.dims != filter_dims) return node_error("filter dims do not match [groups * out, kh, kw, in]");
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{n, size_t(oh), size_t(ow), oc}));
-  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(call, x, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call, w, 0, call.runtime.scratch(1)));
-  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call, call.in[2], oc, call.runtime.scratch(2)));
+  ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const size_t total = n * size_t(oh) * size_t(ow);
   for (size_t p = 0; p < total; ++p) {
@@ -352,7 +353,7 @@ Status transposed_convolution(NodeCall& call) {
     }
   }
   clamp_all(y, total * oc, node);
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 // [..., m, k] x [..., k, n] (or [..., n, k] with kTransposeWeights), the
@@ -361,19 +362,19 @@ Status batch_matrix_multiply(NodeCall& call) {
   Slot& a = *call.in[0];
   Slot& b = *call.in[1];
   Slot& out = *call.out[0];
-  if (a.dims.size() < 2 || b.dims.size() < 2) return node_error(call, "operands need at least 2 dimensions");
+  if (a.dims.size() < 2 || b.dims.size() < 2) return node_error("operands need at least 2 dimensions");
   const bool transposed = (call.node.flags & xnn::kTransposeWeights) != 0;
   const size_t m = a.dims[a.dims.size() - 2], k = a.dims.back();
   const size_t kb = transposed ? b.dims.back() : b.dims[b.dims.size() - 2];
   const size_t nn = transposed ? b.dims[b.dims.size() - 2] : b.dims.back();
-  if (k != kb) return node_error(call, "inner dimensions differ: " + std::to_string(k) + " vs " + std::to_string(kb));
+  if (k != kb) return node_error("inner dimensions differ: " + std::to_string(k) + " vs " + std::to_string(kb));
   const size_t batch_rank = std::max(a.dims.size(), b.dims.size()) - 2;
   std::vector<size_t> shape(batch_rank + 2), sa(batch_rank, 0), sb(batch_rank, 0);
   size_t stride_a = m * k, stride_b = k * nn;
   for (size_t i = batch_rank; i-- > 0;) {
     const size_t ia = i + a.dims.size() - 2 >= batch_rank ? a.dims[i + a.dims.size() - 2 - batch_rank] : 1;
     const size_t ib = i + b.dims.size() - 2 >= batch_rank ? b.dims[i + b.dims.size() - 2 - batch_rank] : 1;
-    if (ia != ib && ia != 1 && ib != 1) return node_error(call, "batch dimensions cannot broadcast");
+    if (ia != ib && ia != 1 && ib != 1) return node_error("batch dimensions cannot broadcast");
     shape[i] = std::max(ia, ib);
     sa[i] = ia == 1 ? 0 : stride_a;
     sb[i] = ib == 1 ? 0 : stride_b;
@@ -383,8 +384,8 @@ Status batch_matrix_multiply(NodeCall& call) {
   shape[batch_rank] = m;
   shape[batch_rank + 1] = nn;
   ETKIT_TRY(call.runtime.reshape(out, shape));
-  ETKIT_ASSIGN_OR_RETURN(const float* pa, read_floats(call, a, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* pb, read_floats(call, b, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* pa, read_floats(a, call.runtime.scratch(0)));
+  ETKIT_ASSIGN_OR_RETURN(const float* pb, read_floats(b, call.runtime.scratch(1)));
   float* y = output_floats(out, call.runtime.scratch(2));
   size_t batches = 1;
   for (size_t i = 0; i < batch_rank; ++i) batches *= shape[i];
@@ -403,7 +404,7 @@ Status batch_matrix_multiply(NodeCall& call) {
       index[i] = 0;
     }
   }
-  return write_floats(call, out, y);
+  return write_floats(out, y);
 }
 
 }  // namespace
@@ -411,8 +412,8 @@ Status batch_matrix_multiply(NodeCall& call) {
 // Per-row asymmetric int8 quantization (XNNPACK's f32 -> qd8 convert): the
 // row's range widened to include 0, scale = range / 255, the zero point
 // nudged to an integer in [-128, 127], values rounded to nearest even.
-Status quantize_dynamic(NodeCall& call, const Slot& in, Slot& out) {
-  if (in.dtype != xnn::Datatype::kFp32) return node_error(call, "dynamic quantization reads fp32, not " + std::string(xnn::datatype_name(in.dtype)));
+Status quantize_dynamic(const Slot& in, Slot& out) {
+  if (in.dtype != xnn::Datatype::kFp32) return node_error("dynamic quantization reads fp32, not " + std::string(xnn::datatype_name(in.dtype)));
   const int nonbatch = out.def->quant.scheme == xnn::QuantScheme::kPerTokenDynamic ? out.def->quant.num_nonbatch_dims : 1;
   size_t cols = 1;
   for (size_t d = in.dims.size() - std::min<size_t>(size_t(nonbatch), in.dims.size()); d < in.dims.size(); ++d) cols *= in.dims[d];

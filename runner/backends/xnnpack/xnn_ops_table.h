@@ -14,6 +14,6 @@ void add_linear_nodes(NodeTable& table);       // xnn_ops_linear.cpp: fully conn
 void add_layout_nodes(NodeTable& table);       // xnn_ops_layout.cpp: data movement, pooling, resize, attention
 
 // Quantizes `in` (float) into the qdint8 `out` row by row (xnn_ops_linear.cpp).
-Status quantize_dynamic(NodeCall& call, const Slot& in, Slot& out);
+Status quantize_dynamic(const Slot& in, Slot& out);
 
 }  // namespace etkit::rt::xnnpack

@@ -10,26 +10,13 @@
 namespace etkit::rt::xnnpack {
 namespace {
 
-// Each internal buffer is bounded, so one corrupt shape cannot take the
-// machine's memory (1 GiB per value).
-constexpr size_t kMaxValueBytes = size_t(1) << 30;
-
 Error compile_error(std::string message, std::string field = {}) {
   return Error{ErrorKind::kBadInput, {}, std::move(field), std::move(message)};
 }
 
-// The ExecuTorch dtype an external value's tensor must have.
 bool matches_dtype(xnn::Datatype d, ScalarType t) {
-  switch (d) {
-    case xnn::Datatype::kFp32: return t == ScalarType::kFloat;
-    case xnn::Datatype::kFp16: return t == ScalarType::kHalf;
-    case xnn::Datatype::kBf16: return t == ScalarType::kBFloat16;
-    case xnn::Datatype::kQint8: case xnn::Datatype::kQcint8: return t == ScalarType::kChar;
-    case xnn::Datatype::kQuint8: return t == ScalarType::kByte;
-    // int32 results widen to an int64 output after the call (convert_outputs).
-    case xnn::Datatype::kInt32: case xnn::Datatype::kQint32: return t == ScalarType::kInt || t == ScalarType::kLong;
-    default: return false;
-  }
+  if (d == xnn::Datatype::kInt32 || d == xnn::Datatype::kQint32) return t == ScalarType::kInt || t == ScalarType::kLong;
+  return t == scalar_type_of(d);
 }
 
 // Scales stored as constant data: fp32 per channel, bf16 per block.
@@ -81,6 +68,17 @@ Status resolve_scales(Slot& slot, const xnn::Graph& g, const NamedDataMap* named
 
 }  // namespace
 
+ScalarType scalar_type_of(xnn::Datatype d) {
+  switch (d) {
+    case xnn::Datatype::kFp16: return ScalarType::kHalf;
+    case xnn::Datatype::kBf16: return ScalarType::kBFloat16;
+    case xnn::Datatype::kQint8: case xnn::Datatype::kQcint8: case xnn::Datatype::kQdint8: return ScalarType::kChar;
+    case xnn::Datatype::kQuint8: return ScalarType::kByte;
+    case xnn::Datatype::kInt32: case xnn::Datatype::kQint32: case xnn::Datatype::kQcint32: return ScalarType::kInt;
+    default: return ScalarType::kFloat;
+  }
+}
+
 size_t Slot::numel() const {
   size_t n = 1;
   for (size_t d : dims) n *= d;
@@ -125,6 +123,7 @@ Result<std::unique_ptr<Runtime>> Runtime::compile(xnn::Graph graph, const NamedD
     ETKIT_TRY(resolve_scales(s, g, named, where));
     by_id[v.id] = &s;
   }
+  std::map<std::string, uint32_t> name_counts;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const xnn::Node& n = g.nodes[i];
     const std::string where = "xnodes[" + std::to_string(i) + "]";
@@ -137,7 +136,15 @@ Result<std::unique_ptr<Runtime>> Runtime::compile(xnn::Graph graph, const NamedD
     for (uint32_t id : n.inputs) cn.in.push_back(id == xnn::kInvalidId ? nullptr : by_id.at(id));
     for (uint32_t id : n.outputs) cn.out.push_back(by_id.at(id));  // the reader checked every id
     rt->nodes_.push_back(std::move(cn));
-    rt->op_names_.push_back(xnnpack_operator_name(g, n));
+    // Ids are fixed per node: XNNPACK's "#n" counts a name's earlier nodes in the graph.
+    DelegateDebugId id;
+    if (options.debug_ids == DebugIds::kDebugHandles) {
+      id.integer = int32_t(n.debug_handle & 0x7fffffff);
+    } else {
+      const std::string name = xnnpack_operator_name(g, n);
+      id.text = name + " #" + std::to_string(++name_counts[name]);
+    }
+    rt->event_ids_.push_back(std::move(id));
     const std::string meta = "{\"node\":" + std::to_string(i) + ",\"debug_handle\":" + std::to_string(n.debug_handle) +
                              ",\"type\":\"" + std::string(xnn::node_type_name(n.type)) + "\"}";
     rt->node_metadata_.emplace_back(meta.begin(), meta.end());
@@ -150,14 +157,22 @@ std::vector<float>& Runtime::scratch(size_t which) {
   return scratch_[which];
 }
 
+Status Runtime::check_scratch(uint64_t bytes) const {
+  if (bytes > options_.memory_limit) {
+    return bad_input("needs " + std::to_string(bytes) + " bytes of scratch, above the delegate's memory limit of " +
+                     std::to_string(options_.memory_limit));
+  }
+  return {};
+}
+
 Status Runtime::reshape(Slot& slot, std::span<const size_t> dims) {
-  size_t numel = 1;
+  const uint64_t limit = options_.memory_limit;
+  uint64_t numel = 1;
   for (size_t d : dims) {
-    if (d != 0 && numel > kMaxValueBytes / d) return bad_input("shape exceeds 1 GiB");
+    if (d != 0 && numel > limit / d) return bad_input("a value of shape above the memory limit of " + std::to_string(limit) + " bytes");
     numel *= d;
   }
   const uint64_t bytes = xnn::datatype_bytes(slot.dtype, numel);
-  if (bytes > kMaxValueBytes) return bad_input("shape exceeds 1 GiB");
   slot.dims.assign(dims.begin(), dims.end());
   if (slot.external) {
     Tensor& t = *slot.external;
@@ -181,7 +196,15 @@ Status Runtime::reshape(Slot& slot, std::span<const size_t> dims) {
     return {};
   }
   const size_t floats = (bytes + sizeof(float) - 1) / sizeof(float);
-  if (slot.own.size() < floats) slot.own.resize(floats);
+  if (slot.own.size() < floats) {
+    const uint64_t grown = internal_bytes_ + (floats - slot.own.size()) * sizeof(float);
+    if (grown > limit) {
+      return bad_input("internal values would take " + std::to_string(grown) +
+                       " bytes, above the delegate's memory limit of " + std::to_string(limit));
+    }
+    slot.own.resize(floats);
+    internal_bytes_ = grown;
+  }
   slot.data = reinterpret_cast<uint8_t*>(slot.own.data());
   return {};
 }
@@ -230,7 +253,6 @@ Status Runtime::run(std::span<EValue* const> args, const DelegateCallContext& co
   ETKIT_TRY(bind_externals(args));
   EventTracer* tracer = context.tracer;
   const bool log_outputs = tracer && tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
-  std::map<std::string, uint32_t> counts;  // per operator name, restarting each call
   for (size_t i = 0; i < nodes_.size(); ++i) {
     CompiledNode& cn = nodes_[i];
     const xnn::Node& node = graph_.nodes[i];
@@ -243,27 +265,15 @@ Status Runtime::run(std::span<EValue* const> args, const DelegateCallContext& co
       return std::move(e).in("xnodes[" + std::to_string(i) + "] (" + std::string(xnn::node_type_name(node.type)) + ")");
     }
     if (!tracer) continue;
-    DelegateDebugId id;
-    if (options_.debug_ids == DebugIds::kDebugHandles) {
-      id.integer = int32_t(node.debug_handle & 0x7fffffff);
-    } else {
-      id.text = op_names_[i] + " #" + std::to_string(++counts[op_names_[i]]);
-    }
-    tracer->profile_delegate(context.chain, context.instruction, id, node_metadata_[i], start, end);
+    tracer->profile_delegate(context.chain, context.instruction, event_ids_[i], node_metadata_[i], start, end);
     if (log_outputs) {
-      for (Slot* out : cn.out) {
+      for (const Slot* out : cn.out) {
         if (out->dtype == xnn::Datatype::kQcint4 || out->dtype == xnn::Datatype::kQbint4) continue;
-        const ScalarType st = out->dtype == xnn::Datatype::kFp32   ? ScalarType::kFloat
-                              : out->dtype == xnn::Datatype::kFp16 ? ScalarType::kHalf
-                              : out->dtype == xnn::Datatype::kBf16 ? ScalarType::kBFloat16
-                              : out->dtype == xnn::Datatype::kQuint8 ? ScalarType::kByte
-                              : (out->dtype == xnn::Datatype::kInt32 || out->dtype == xnn::Datatype::kQint32) ? ScalarType::kInt
-                                                                                                     : ScalarType::kChar;
         std::vector<int32_t> sizes(out->dims.begin(), out->dims.end());
         std::vector<uint8_t> order(sizes.size());
         for (size_t d = 0; d < order.size(); ++d) order[d] = uint8_t(d);
-        const Tensor view(st, std::move(sizes), std::move(order), out->data);
-        tracer->log_delegate_output(context.chain, context.instruction, id, view);
+        const Tensor view(scalar_type_of(out->dtype), std::move(sizes), std::move(order), out->data);
+        tracer->log_delegate_output(context.chain, context.instruction, event_ids_[i], view);
       }
     }
   }

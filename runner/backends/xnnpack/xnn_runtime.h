@@ -27,6 +27,9 @@ enum class DebugIds {
 
 struct Options {
   DebugIds debug_ids = DebugIds::kOperatorNames;
+  // Bound on the bytes of the delegate's internal values together (shapes
+  // come from the payload, which may be hostile); exceeding it fails the call.
+  uint64_t memory_limit = uint64_t(4) << 30;
 };
 
 // One value during a run: its current shape and bytes, and its quantization.
@@ -65,12 +68,10 @@ class Runtime {
   // Gives `slot` this shape: resizes the delegate's output tensor, or grows
   // the slot's own storage. Fails if the shape exceeds an output's bounds.
   Status reshape(Slot& slot, std::span<const size_t> dims);
+  // Fails when `bytes` of scratch would exceed the memory limit.
+  Status check_scratch(uint64_t bytes) const;
   // Scratch memory for node functions (reused, not zeroed).
   std::vector<float>& scratch(size_t which);
-
-  const xnn::Graph& graph() const { return graph_; }
-  // XNNPACK's operator name for node i (what its profiler reports).
-  const std::string& operator_name(size_t i) const { return op_names_[i]; }
 
  private:
   Runtime() = default;
@@ -85,10 +86,15 @@ class Runtime {
     std::vector<Slot*> in, out;
   };
   std::vector<CompiledNode> nodes_;
-  std::vector<std::string> op_names_;
   std::vector<std::vector<float>> scratch_;
+  uint64_t internal_bytes_ = 0;  // capacity of every slot's own storage
+  std::vector<DelegateDebugId> event_ids_;             // per node, for the chosen DebugIds
   std::vector<std::vector<uint8_t>> node_metadata_;  // delegate_debug_metadata per node
 };
+
+// The ExecuTorch dtype of an external value of this datatype (int32 and
+// qint32 also fill int64 tensors, widened after the call).
+ScalarType scalar_type_of(xnn::Datatype d);
 
 // Node functions by type (xnn_ops_*.cpp); nullptr for a type not supported.
 NodeFn node_function(xnn::NodeType type);
