@@ -45,6 +45,25 @@ std::optional<DebugHandles> delegate_handles(const DelegateEntry& entry, const D
   return found;
 }
 
+// etkit's delegate events carry {"node":N,"debug_handle":H,...} as metadata
+// (docs/xnnpack.md): the edge graph handle of the delegated node, which
+// links it when the backend's own delegate_map is empty (XNNPACK's is).
+// 65535 marks nodes the delegate inserted, which have no source.
+std::optional<int64_t> metadata_debug_handle(const Event& event) {
+  static constexpr std::string_view kKey = "\"debug_handle\":";
+  for (const auto& bytes : event.delegate_debug_metadatas) {
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const size_t at = text.find(kKey);
+    if (at == std::string_view::npos) continue;
+    int64_t value = 0;
+    size_t i = at + kKey.size(), digits = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 10; ++i, ++digits) value = value * 10 + (text[i] - '0');
+    if (digits == 0 || value == 65535) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
+}
+
 void resolve_handles(Event& event, const RecordLinks& links, LinkCounts& counts) {
   const std::string k = std::to_string(event.instruction_id);
   const auto handles = links.debug_handle_map.find(k);
@@ -75,6 +94,9 @@ void resolve_handles(Event& event, const RecordLinks& links, LinkCounts& counts)
   }
   event.delegate_backend_name = entry->name.value_or("");
   event.debug_handles = delegate_handles(*entry, event.delegate_debug_identifier);
+  if (!event.debug_handles) {
+    if (auto handle = metadata_debug_handle(event)) event.debug_handles = DebugHandles{false, {*handle}};
+  }
 }
 
 // _associate_with_op_graph_nodes.

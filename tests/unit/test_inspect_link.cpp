@@ -189,3 +189,32 @@ TEST_CASE("find_total_for_module sums averages of events whose module keys conta
   CHECK(find_total_for_module(in, "L__self__") > 0.0);
   CHECK(find_total_for_module(in, "decoder") == 0.0);
 }
+
+TEST_CASE("etkit's delegate metadata links XNNPACK node events when the delegate map is empty", "[inspect][link]") {
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  auto with_meta = [](std::string id, std::string meta) {
+    auto e = delegated(1, -1, std::move(id), 10, 20);
+    e.delegate_debug_metadata = std::vector<uint8_t>(meta.begin(), meta.end());
+    return e;
+  };
+  // Node 0 is an inserted layout transpose (handle 65535, no source); node 1 comes from handle 8.
+  w.add_event({with_meta("Transpose (ND, X32) #1", "{\"node\":0,\"debug_handle\":65535,\"type\":\"StaticTranspose\"}"),
+               std::nullopt, std::nullopt});
+  w.add_event({with_meta("Convolution (NHWC, F32) IGEMM #1", "{\"node\":1,\"debug_handle\":8,\"type\":\"Conv2d\"}"),
+               std::nullopt, std::nullopt});
+  w.add_profile_event("DELEGATE_CALL", 0, 1, 0, 30);
+  const auto bytes = w.finish();
+  auto built = build_event_blocks(ByteSpan(bytes));
+  REQUIRE(built.ok());
+  Inspection in = std::move(built).value();
+  RecordLinks links = sample_links();
+  links.delegate_map->at("1").delegate_map.clear();  // what XnnpackBackend.preprocess returns
+  link_events(in, links);
+  const Event& conv = named(in, "Convolution (NHWC, F32) IGEMM #1");
+  REQUIRE(conv.debug_handles.has_value());
+  CHECK(conv.debug_handles->values == std::vector<int64_t>{8});
+  CHECK(conv.op_types == std::vector<std::string>{"aten.relu.default", "aten.relu.default"});
+  CHECK(conv.stack_traces[0].second == "File \"model.py\", line 8");
+  CHECK_FALSE(named(in, "Transpose (ND, X32) #1").debug_handles.has_value());
+}

@@ -1,0 +1,172 @@
+// XNNPACK delegate node throughput (Google Benchmark): GFLOP/s per node type
+// on MobileNet-like shapes, next to the runner's GEMM on the same work, so
+// docs/performance.md can state each as a share of the GEMM's rate. Graphs
+// are written, read and compiled outside the timed loops.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <deque>
+
+#include "libcore/formats/xnnpack/xnn_reader.h"
+#include "libcore/formats/xnnpack/xnn_writer.h"
+#include "runner/backends/xnnpack/xnn_runtime.h"
+#include "runner/kernels/linalg/gemm.h"
+
+using namespace etkit;
+
+namespace {
+
+using T = xnn::NodeType;
+
+// One node between an input and an output; constants filled with a ramp.
+struct Bench {
+  std::vector<uint8_t> payload;
+  std::deque<std::vector<float>> constants;
+  std::unique_ptr<rt::xnnpack::Runtime> runtime;
+  std::vector<float> in, out;
+  std::deque<rt::Tensor> tensors;
+  std::vector<rt::EValue> values;
+  std::vector<rt::EValue*> args;
+};
+
+std::vector<float> ramp(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(float(i)) * 0.1f;
+  return v;
+}
+
+std::unique_ptr<Bench> make(xnn::Node node, std::vector<uint32_t> in_dims, std::vector<uint32_t> out_dims,
+                            std::vector<std::vector<uint32_t>> constant_dims) {
+  auto b = std::make_unique<Bench>();
+  xnn::Graph g;
+  g.constants.emplace_back();
+  auto add = [&](std::vector<uint32_t> dims, uint32_t flags, uint32_t external) {
+    xnn::Value v;
+    v.id = uint32_t(g.values.size());
+    v.datatype = xnn::Datatype::kFp32;
+    v.dims = std::move(dims);
+    v.flags = flags;
+    v.external_id = external;
+    g.values.push_back(v);
+    return v.id;
+  };
+  node.inputs = {add(in_dims, xnn::kExternalInput, 0)};
+  for (auto& dims : constant_dims) {
+    size_t n = 1;
+    for (uint32_t d : dims) n *= d;
+    auto& data = b->constants.emplace_back(ramp(n));
+    xnn::Constant c;
+    c.bytes = ByteSpan(reinterpret_cast<const uint8_t*>(data.data()), n * 4);
+    c.size = c.bytes.size();
+    g.constants.push_back(c);
+    node.inputs.push_back(add(dims, 0, xnn::kInvalidId));
+    g.values.back().constant_buffer_idx = uint32_t(g.constants.size() - 1);
+  }
+  node.outputs = {add(out_dims, xnn::kExternalOutput, 1)};
+  g.nodes.push_back(node);
+  g.num_externs = 2;
+  b->payload = xnn::write_xnn_payload(g);
+  auto read = xnn::read_xnn_payload(ByteSpan(b->payload));
+  if (!read) throw std::runtime_error(read.error().describe());
+  auto rt = rt::xnnpack::Runtime::compile(std::move(read).value(), nullptr, {});
+  if (!rt) throw std::runtime_error(rt.error().describe());
+  b->runtime = std::move(rt).value();
+  size_t n_in = 1, n_out = 1;
+  for (uint32_t d : in_dims) n_in *= d;
+  for (uint32_t d : out_dims) n_out *= d;
+  b->in = ramp(n_in);
+  b->out.resize(n_out);
+  b->tensors.emplace_back(ScalarType::kFloat, std::vector<int32_t>(in_dims.begin(), in_dims.end()), std::vector<uint8_t>{}, b->in.data());
+  b->tensors.emplace_back(ScalarType::kFloat, std::vector<int32_t>(out_dims.begin(), out_dims.end()), std::vector<uint8_t>{}, b->out.data());
+  b->values.resize(2);
+  for (size_t i = 0; i < 2; ++i) {
+    b->values[i].tag = rt::Tag::kTensor;
+    b->values[i].tensor = &b->tensors[i];
+    b->args.push_back(&b->values[i]);
+  }
+  return b;
+}
+
+void run(benchmark::State& state, Bench& b, double work, const char* counter = "GFLOP/s") {
+  for (auto _ : state) {
+    auto s = b.runtime->run(b.args, {});
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+    benchmark::DoNotOptimize(b.out.data());
+  }
+  state.counters[counter] = benchmark::Counter(work * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+xnn::Node conv_node(T type, uint32_t k, uint32_t stride, uint32_t pad, uint32_t groups, uint32_t gin, uint32_t gout) {
+  xnn::Node n;
+  n.type = type;
+  n.window = xnn::Window{pad, pad, pad, pad, k, k, stride, stride, 1, 1};
+  n.groups = groups;
+  n.group_input_channels = gin;
+  n.group_output_channels = gout;
+  return n;
+}
+
+// Fully connected 1x1280 -> 1000 (MobileNetV2's classifier) batched to 64 rows.
+void BM_FullyConnected(benchmark::State& state) {
+  xnn::Node n;
+  n.type = T::kFullyConnected;
+  auto b = make(n, {64, 1280}, {64, 1000}, {{1000, 1280}});
+  run(state, *b, 2.0 * 64 * 1280 * 1000);
+}
+// 1x1 convolution 56x56, 24 -> 144 channels (an expansion layer).
+void BM_Conv1x1(benchmark::State& state) {
+  auto b = make(conv_node(T::kConv2d, 1, 1, 0, 1, 24, 144), {1, 56, 56, 24}, {1, 56, 56, 144}, {{144, 1, 1, 24}});
+  run(state, *b, 2.0 * 56 * 56 * 24 * 144);
+}
+// 3x3 convolution stride 2, 224x224x3 -> 112x112x32 (the stem).
+void BM_Conv3x3Stem(benchmark::State& state) {
+  auto b = make(conv_node(T::kConv2d, 3, 2, 1, 1, 3, 32), {1, 224, 224, 3}, {1, 112, 112, 32}, {{32, 3, 3, 3}});
+  run(state, *b, 2.0 * 112 * 112 * 32 * 27);
+}
+// 3x3 convolution 28x28, 64 -> 64 channels.
+void BM_Conv3x3(benchmark::State& state) {
+  auto b = make(conv_node(T::kConv2d, 3, 1, 1, 1, 64, 64), {1, 28, 28, 64}, {1, 28, 28, 64}, {{64, 3, 3, 64}});
+  run(state, *b, 2.0 * 28 * 28 * 64 * 64 * 9);
+}
+// Depthwise 3x3 56x56x144.
+void BM_Depthwise3x3(benchmark::State& state) {
+  auto b = make(conv_node(T::kDepthwiseConv2d, 3, 1, 1, 144, 1, 1), {1, 56, 56, 144}, {1, 56, 56, 144}, {{1, 3, 3, 144}});
+  run(state, *b, 2.0 * 56 * 56 * 144 * 9);
+}
+// The GEMM alone on the 3x3 convolution's work (784 x 64 x 576).
+void BM_GemmReference(benchmark::State& state) {
+  const auto a = ramp(784 * 576), w = ramp(576 * 64);
+  std::vector<float> c(784 * 64);
+  using rt::kernels::linalg::MatrixView;
+  for (auto _ : state) {
+    rt::kernels::linalg::sgemm(784, 64, 576, 1.0f, MatrixView{a.data(), 576, 1}, MatrixView{w.data(), 1, 576}, 0.0f,
+                               c.data(), 64);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 784 * 64 * 576 * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+// Sigmoid and add on 112x112x32 floats (elementwise, memory-bound).
+void BM_Sigmoid(benchmark::State& state) {
+  xnn::Node n;
+  n.type = T::kSigmoid;
+  auto b = make(n, {1, 112, 112, 32}, {1, 112, 112, 32}, {});
+  run(state, *b, 112.0 * 112 * 32, "Gelem/s");
+}
+void BM_AddBroadcast(benchmark::State& state) {
+  xnn::Node n;
+  n.type = T::kAdd;
+  auto b = make(n, {1, 112, 112, 32}, {1, 112, 112, 32}, {{32}});
+  run(state, *b, 112.0 * 112 * 32, "Gelem/s");
+}
+
+}  // namespace
+
+BENCHMARK(BM_FullyConnected)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv1x1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv3x3Stem)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv3x3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Depthwise3x3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GemmReference)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Sigmoid)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AddBroadcast)->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();
