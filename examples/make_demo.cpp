@@ -8,6 +8,7 @@
 
 #include "examples/demo_etrecord.h"
 #include "examples/demo_models.h"
+#include "examples/demo_xnnpack.h"
 #include "libcore/formats/program/program_writer.h"
 #include "libcore/support/file.h"
 #include "tools/common/tool_main.h"
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
     ETKIT_ASSIGN_OR_RETURN(auto etrecord, demo::lenet_etrecord(lenet_program));
     ETKIT_TRY(write_file((out / "lenet.etrecord").string(), etrecord));
     ETKIT_TRY(write_file((out / "lenet.bpte").string(), demo::bundled_lenet(lenet, 2)));
+    ETKIT_ASSIGN_OR_RETURN(demo::XnnpackLenet xnnpack, demo::lenet_xnnpack());
+    ETKIT_TRY(write_file((out / "lenet_xnnpack.pte").string(), xnnpack.program));
+    ETKIT_TRY(write_file((out / "lenet_xnnpack.bpte").string(), demo::bundled_lenet(xnnpack.program, 2)));
+    ETKIT_TRY(write_file((out / "lenet_xnnpack.etrecord").string(), xnnpack.etrecord));
     ETKIT_ASSIGN_OR_RETURN(auto mlp, pte::write_program(demo::mlp()));
     ETKIT_TRY(write_file((out / "mlp.pte").string(), mlp));
     ETKIT_TRY(write_file((out / "mlp.bpte").string(), demo::bundled_mlp(mlp, 2)));

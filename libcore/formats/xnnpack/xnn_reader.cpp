@@ -22,6 +22,7 @@ constexpr uint32_t kMaxExterns = 4096;    // the official runtime's bound
 std::string id_text(uint32_t id) { return id == kInvalidId ? "none" : std::to_string(id); }
 
 Status read_quant(const fb::QuantizedTensorValue& q, const Value& v, QuantParams& out) {
+  if (q.quant_params() == nullptr) return bad_input("quantized value without quant_params", "quant_params");
   switch (q.quant_params_type()) {
     case fb::QuantParams::PerTensorQuant: {
       const auto* p = q.quant_params_as_PerTensorQuant();
@@ -91,11 +92,12 @@ Result<Value> read_value(const fb::Value& fv) {
     t = fv.value_as_TensorValue();
   } else if (fv.value_type() == fb::ValueUnion::QuantizedTensorValue) {
     q = fv.value_as_QuantizedTensorValue();
-    t = q->tensor_value();
-    if (!t) return bad_input("quantized value without tensor_value");
+    if (q) t = q->tensor_value();
   } else {
     return bad_input("value is neither a tensor nor a quantized tensor");
   }
+  // A union tag without its table is valid FlatBuffers.
+  if (!t) return bad_input("value without its tensor table");
   Value v;
   v.id = t->id_out();
   if (!is_valid_datatype(int(t->datatype())) || t->datatype() == fb::Datatype::invalid) {
