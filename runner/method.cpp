@@ -174,10 +174,13 @@ struct Loader {
       seen[d] = true;
     }
     uint64_t nbytes = element_size(t.scalar_type).value_or(1);
+    uint64_t span = 1;  // zeros as ones: bounds the strides of an empty tensor too
     for (int32_t s : t.sizes) {
       if (s < 0) return load_error("negative size " + std::to_string(s));
       nbytes *= uint64_t(s);
+      span *= s == 0 ? 1 : uint64_t(s);
       if (nbytes > (uint64_t(1) << 40)) return load_error("tensor larger than 1 TiB");
+      if (span > uint64_t(kMaxSpan)) return load_error("sizes whose strides exceed 2^40 elements");
     }
     void* data = nullptr;
     const bool external = t.extra_tensor_info && t.extra_tensor_info->location == pte::TensorDataLocation::kExternal;

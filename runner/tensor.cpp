@@ -57,11 +57,14 @@ static Status resize_impl(std::span<const Int> sizes, size_t rank, pte::ShapeDyn
                                                   std::to_string(sizes.size())};
   }
   int64_t numel = 1;
+  int64_t span = 1;  // the product with zeros as ones: the strides must stay small
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] < 0 || sizes[i] > INT32_MAX) {
       return Error{ErrorKind::kRuntime, {}, {}, "invalid size " + std::to_string(sizes[i])};
     }
     numel *= int64_t(sizes[i]);
+    span *= sizes[i] == 0 ? 1 : int64_t(sizes[i]);
+    if (span > kMaxSpan) return Error{ErrorKind::kRuntime, {}, {}, "sizes whose strides exceed 2^40 elements"};
     if (numel > capacity && dynamism != pte::ShapeDynamism::kStatic) break;
   }
   if (dynamism == pte::ShapeDynamism::kStatic) {

@@ -16,6 +16,9 @@
 namespace etkit::rt {
 
 inline constexpr size_t kMaxRank = 16;
+// Bound on the product of a tensor's sizes, zeros counted as ones (what its
+// strides reach): 2^40, the loader's bound on bytes too.
+inline constexpr int64_t kMaxSpan = int64_t(1) << 40;
 
 class Tensor {
  public:

@@ -36,10 +36,11 @@ void run_payload(ByteSpan payload) {
     args.push_back(&values[i]);
     const xnn::Value* v = by_external[i];
     if (!v) continue;  // a None argument: the runtime must refuse it
-    uint64_t numel = 1;
+    uint64_t numel = 1, span = 1;
     for (uint32_t d : v->dims) {
       numel *= d;
-      if (numel > kMaxElements) return;
+      span *= d == 0 ? 1 : d;
+      if (span > kMaxElements) return;
     }
     const ScalarType st = rt::xnnpack::scalar_type_of(v->datatype);
     auto& bytes = storage.emplace_back(numel * 8 + 8);

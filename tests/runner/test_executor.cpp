@@ -105,6 +105,29 @@ TEST_CASE("planned tensors must fit their arena", "[runner][errors]") {
   CHECK(method.error().message == "bytes [8, +16) lie outside arena 1 of 16 bytes");
 }
 
+TEST_CASE("empty tensors cannot carry sizes whose strides overflow", "[runner][errors]") {
+  // [0, 2^31-1, 2^31-1]: no bytes, but strides of 2^62 elements.
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  m.add_unplanned_tensor(ScalarType::kFloat, {0, INT32_MAX, INT32_MAX});
+  auto bytes = pte::write_program(b.build());
+  auto read = pte::read_program(ByteSpan(*bytes), nullptr);
+  REQUIRE(read.ok());
+  auto method = load_method(*read, "forward");
+  REQUIRE_FALSE(method.ok());
+  CHECK(method.error().message == "sizes whose strides exceed 2^40 elements");
+  // A dynamic-bound tensor resized to such sizes is refused the same way.
+  float storage[4];
+  Tensor t(ScalarType::kFloat, {4, 1}, {}, storage, pte::ShapeDynamism::kDynamicBound);
+  const std::vector<int64_t> huge = {0, INT32_MAX};
+  CHECK(t.resize(std::span<const int64_t>(huge)).ok());  // 2^31 - 1 < 2^40
+  Tensor t3(ScalarType::kFloat, {4, 1, 1}, {}, storage, pte::ShapeDynamism::kDynamicBound);
+  const std::vector<int64_t> overflow = {0, INT32_MAX, INT32_MAX};
+  auto r = t3.resize(std::span<const int64_t>(overflow));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "sizes whose strides exceed 2^40 elements");
+}
+
 TEST_CASE("a kernel failure stops execution with a runtime error naming the instruction", "[runner][errors]") {
   pte::ProgramBuilder b;
   auto& m = b.add_method("forward");

@@ -167,9 +167,15 @@ Status Runtime::check_scratch(uint64_t bytes) const {
 
 Status Runtime::reshape(Slot& slot, std::span<const size_t> dims) {
   const uint64_t limit = options_.memory_limit;
-  uint64_t numel = 1;
+  // Zeros count as ones, so an empty value cannot carry huge dimensions
+  // (its strides and tensor sizes must stay representable).
+  uint64_t numel = 1, span = 1;
   for (size_t d : dims) {
-    if (d != 0 && numel > limit / d) return bad_input("a value of shape above the memory limit of " + std::to_string(limit) + " bytes");
+    const uint64_t extent = d == 0 ? 1 : d;
+    if (d > uint64_t(INT32_MAX) || span > limit / extent) {
+      return bad_input("a value of shape above the memory limit of " + std::to_string(limit) + " bytes");
+    }
+    span *= extent;
     numel *= d;
   }
   const uint64_t bytes = xnn::datatype_bytes(slot.dtype, numel);
