@@ -8,7 +8,7 @@
 #include <deque>
 
 #include "libcore/formats/xnnpack/xnn_reader.h"
-#include "libcore/formats/xnnpack/xnn_writer.h"
+#include "libcore/formats/xnnpack/xnn_builder.h"
 #include "runner/backends/xnnpack/xnn_runtime.h"
 #include "runner/kernels/linalg/gemm.h"
 
@@ -21,7 +21,6 @@ using T = xnn::NodeType;
 // One node between an input and an output; constants filled with a ramp.
 struct Bench {
   std::vector<uint8_t> payload;
-  std::deque<std::vector<float>> constants;
   std::unique_ptr<rt::xnnpack::Runtime> runtime;
   std::vector<float> in, out;
   std::deque<rt::Tensor> tensors;
@@ -38,34 +37,16 @@ std::vector<float> ramp(size_t n) {
 std::unique_ptr<Bench> make(xnn::Node node, std::vector<uint32_t> in_dims, std::vector<uint32_t> out_dims,
                             std::vector<std::vector<uint32_t>> constant_dims) {
   auto b = std::make_unique<Bench>();
-  xnn::Graph g;
-  g.constants.emplace_back();
-  auto add = [&](std::vector<uint32_t> dims, uint32_t flags, uint32_t external) {
-    xnn::Value v;
-    v.id = uint32_t(g.values.size());
-    v.datatype = xnn::Datatype::kFp32;
-    v.dims = std::move(dims);
-    v.flags = flags;
-    v.external_id = external;
-    g.values.push_back(v);
-    return v.id;
-  };
-  node.inputs = {add(in_dims, xnn::kExternalInput, 0)};
-  for (auto& dims : constant_dims) {
+  xnn::GraphBuilder g;
+  node.inputs = {g.input(in_dims)};
+  for (const auto& dims : constant_dims) {
     size_t n = 1;
     for (uint32_t d : dims) n *= d;
-    auto& data = b->constants.emplace_back(ramp(n));
-    xnn::Constant c;
-    c.bytes = ByteSpan(reinterpret_cast<const uint8_t*>(data.data()), n * 4);
-    c.size = c.bytes.size();
-    g.constants.push_back(c);
-    node.inputs.push_back(add(dims, 0, xnn::kInvalidId));
-    g.values.back().constant_buffer_idx = uint32_t(g.constants.size() - 1);
+    node.inputs.push_back(g.constant(dims, ramp(n)));
   }
-  node.outputs = {add(out_dims, xnn::kExternalOutput, 1)};
-  g.nodes.push_back(node);
-  g.num_externs = 2;
-  b->payload = xnn::write_xnn_payload(g);
+  node.outputs = {g.output(out_dims)};
+  g.graph().nodes.push_back(node);
+  b->payload = g.payload();
   auto read = xnn::read_xnn_payload(ByteSpan(b->payload));
   if (!read) throw std::runtime_error(read.error().describe());
   auto rt = rt::xnnpack::Runtime::compile(std::move(read).value(), nullptr, {});

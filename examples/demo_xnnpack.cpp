@@ -15,7 +15,7 @@
 #include "libcore/formats/etrecord/torch_save.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
-#include "libcore/formats/xnnpack/xnn_writer.h"
+#include "libcore/formats/xnnpack/xnn_builder.h"
 
 namespace etkit::demo {
 namespace {
@@ -25,52 +25,6 @@ using xnn::NodeType;
 // The portable program's instructions of each layer (demo::lenet()).
 constexpr int kConv1 = 0, kPool1 = 2, kConv2 = 3, kPool2 = 5, kFc1 = 7, kFc2 = 10, kFc3 = 13;
 constexpr uint32_t kNoSource = 65535;  // what XNNPACK gives nodes it inserts
-
-class GraphWriter {
- public:
-  uint32_t value(std::vector<uint32_t> dims, uint32_t flags = 0, uint32_t external = xnn::kInvalidId) {
-    xnn::Value v;
-    v.id = uint32_t(graph_.values.size());
-    v.datatype = xnn::Datatype::kFp32;
-    v.dims = std::move(dims);
-    v.flags = flags;
-    v.external_id = external;
-    graph_.values.push_back(std::move(v));
-    return graph_.values.back().id;
-  }
-  uint32_t constant(std::vector<uint32_t> dims, std::vector<float> data) {
-    const uint32_t id = value(std::move(dims));
-    auto& bytes = storage_.emplace_back(data.size() * sizeof(float));
-    std::memcpy(bytes.data(), data.data(), bytes.size());
-    xnn::Constant c;
-    c.bytes = ByteSpan(bytes);
-    c.size = bytes.size();
-    graph_.constants.push_back(c);
-    graph_.values.back().constant_buffer_idx = uint32_t(graph_.constants.size() - 1);
-    return id;
-  }
-  xnn::Node& node(NodeType type, std::vector<uint32_t> in, uint32_t out, uint32_t handle) {
-    xnn::Node n;
-    n.type = type;
-    n.inputs = std::move(in);
-    n.outputs = {out};
-    n.debug_handle = handle;
-    graph_.nodes.push_back(std::move(n));
-    return graph_.nodes.back();
-  }
-  std::vector<uint8_t> finish(uint32_t num_externs) {
-    graph_.num_externs = num_externs;
-    return xnn::write_xnn_payload(graph_);
-  }
-
- private:
-  xnn::Graph graph_ = [] {
-    xnn::Graph g;
-    g.constants.emplace_back();  // index 0 is reserved
-    return g;
-  }();
-  std::deque<std::vector<uint8_t>> storage_;
-};
 
 void fuse_relu(xnn::Node& n) {
   n.has_output_min_max = true;
@@ -90,13 +44,14 @@ std::vector<float> ohwi(const std::vector<float>& oihw, int cout, int cin, int k
   return out;
 }
 
-uint32_t conv_relu(GraphWriter& g, uint32_t x, int cin, int cout, int out_hw, uint32_t seed, uint32_t handle) {
+uint32_t conv_relu(xnn::GraphBuilder& g, uint32_t x, int cin, int cout, int out_hw, uint32_t seed, uint32_t handle) {
   const int k = 5;
   const auto w = weights(size_t(cout * cin * k * k), seed, 1.0f / std::sqrt(float(cin * k * k)));
   const uint32_t wid = g.constant({uint32_t(cout), 5, 5, uint32_t(cin)}, ohwi(w, cout, cin, k));
   const uint32_t bid = g.constant({uint32_t(cout)}, weights(size_t(cout), seed + 100, 0.1f));
-  const uint32_t y = g.value({1, uint32_t(out_hw), uint32_t(out_hw), uint32_t(cout)});
-  auto& n = g.node(NodeType::kConv2d, {x, wid, bid}, y, handle);
+  const uint32_t y = g.internal({1, uint32_t(out_hw), uint32_t(out_hw), uint32_t(cout)});
+  auto& n = g.node(NodeType::kConv2d, {x, wid, bid}, {y});
+  n.debug_handle = handle;
   n.window.kernel_h = n.window.kernel_w = k;
   n.group_input_channels = uint32_t(cin);
   n.group_output_channels = uint32_t(cout);
@@ -104,20 +59,22 @@ uint32_t conv_relu(GraphWriter& g, uint32_t x, int cin, int cout, int out_hw, ui
   return y;
 }
 
-uint32_t maxpool(GraphWriter& g, uint32_t x, int c, int out_hw, uint32_t handle) {
-  const uint32_t y = g.value({1, uint32_t(out_hw), uint32_t(out_hw), uint32_t(c)});
-  auto& n = g.node(NodeType::kMaxPooling2d, {x}, y, handle);
+uint32_t maxpool(xnn::GraphBuilder& g, uint32_t x, int c, int out_hw, uint32_t handle) {
+  const uint32_t y = g.internal({1, uint32_t(out_hw), uint32_t(out_hw), uint32_t(c)});
+  auto& n = g.node(NodeType::kMaxPooling2d, {x}, {y});
+  n.debug_handle = handle;
   n.window = xnn::Window{0, 0, 0, 0, 2, 2, 2, 2, 1, 1};
   return y;
 }
 
-uint32_t linear(GraphWriter& g, uint32_t x, int in, int out, uint32_t seed, uint32_t handle, bool relu,
+uint32_t linear(xnn::GraphBuilder& g, uint32_t x, int in, int out, uint32_t seed, uint32_t handle, bool relu,
                 uint32_t y = xnn::kInvalidId) {
   const uint32_t wid = g.constant({uint32_t(out), uint32_t(in)},
                                   weights(size_t(in) * size_t(out), seed, 1.0f / std::sqrt(float(in))));
   const uint32_t bid = g.constant({uint32_t(out)}, weights(size_t(out), seed + 100, 0.1f));
-  if (y == xnn::kInvalidId) y = g.value({1, uint32_t(out)});
-  auto& n = g.node(NodeType::kFullyConnected, {x, wid, bid}, y, handle);
+  if (y == xnn::kInvalidId) y = g.internal({1, uint32_t(out)});
+  auto& n = g.node(NodeType::kFullyConnected, {x, wid, bid}, {y});
+  n.debug_handle = handle;
   if (relu) fuse_relu(n);
   return y;
 }
@@ -130,22 +87,27 @@ Result<XnnpackLenet> lenet_xnnpack() {
   const auto& handles = record.debug_handles["forward"];
   auto handle = [&](int instruction) { return uint32_t(handles.at(std::to_string(instruction)).values.at(0)); };
 
-  GraphWriter g;
-  const uint32_t x = g.value({1, 1, 32, 32}, xnn::kExternalInput, 0);
-  const uint32_t nhwc = g.value({1, 32, 32, 1});
-  g.node(NodeType::kStaticTranspose, {x}, nhwc, kNoSource).perm = {0, 2, 3, 1};
+  xnn::GraphBuilder g;
+  const uint32_t x = g.input({1, 1, 32, 32});    // argument 0
+  const uint32_t out = g.output({1, 10});        // argument 1
+  const uint32_t nhwc = g.internal({1, 32, 32, 1});
+  auto inserted = [&](NodeType type, uint32_t in, uint32_t result) -> xnn::Node& {
+    auto& n = g.node(type, {in}, {result});
+    n.debug_handle = kNoSource;
+    return n;
+  };
+  inserted(NodeType::kStaticTranspose, x, nhwc).perm = {0, 2, 3, 1};
   uint32_t h = conv_relu(g, nhwc, 1, 6, 28, 1, handle(kConv1));
   h = maxpool(g, h, 6, 14, handle(kPool1));
   h = conv_relu(g, h, 6, 16, 10, 2, handle(kConv2));
   h = maxpool(g, h, 16, 5, handle(kPool2));
   // Back to NCHW before flattening, so the linear sees torch's element order.
-  const uint32_t nchw = g.value({1, 16, 5, 5});
-  g.node(NodeType::kStaticTranspose, {h}, nchw, kNoSource).perm = {0, 3, 1, 2};
-  const uint32_t flat = g.value({1, 400});
-  g.node(NodeType::kStaticReshape, {nchw}, flat, kNoSource).shape = {1, 400};
+  const uint32_t nchw = g.internal({1, 16, 5, 5});
+  inserted(NodeType::kStaticTranspose, h, nchw).perm = {0, 3, 1, 2};
+  const uint32_t flat = g.internal({1, 400});
+  inserted(NodeType::kStaticReshape, nchw, flat).shape = {1, 400};
   h = linear(g, flat, 400, 120, 3, handle(kFc1), true);
   h = linear(g, h, 120, 84, 4, handle(kFc2), true);
-  const uint32_t out = g.value({1, 10}, xnn::kExternalOutput, 1);
   linear(g, h, 84, 10, 5, handle(kFc3), false, out);
 
   XnnpackLenet result;
@@ -153,7 +115,7 @@ Result<XnnpackLenet> lenet_xnnpack() {
   auto& m = b.add_method("forward");
   const int32_t in_value = m.add_planned_tensor(ScalarType::kFloat, {1, 1, 32, 32});
   const int32_t out_value = m.add_planned_tensor(ScalarType::kFloat, {1, 10});
-  m.delegate_call(m.add_delegate("XnnpackBackend", g.finish(2)), {in_value, out_value});
+  m.delegate_call(m.add_delegate("XnnpackBackend", g.payload()), {in_value, out_value});
   m.set_inputs({in_value});
   m.set_outputs({out_value});
   ETKIT_ASSIGN_OR_RETURN(result.program, pte::write_program(b.build()));  // while b owns the payload
