@@ -5,6 +5,7 @@
 
 #include "libcore/formats/program/program_reader.h"
 #include "libcore/formats/xnnpack/xnn_reader.h"
+#include "libcore/formats/xnnpack/xnn_writer.h"
 #include "runner/backends/xnnpack/xnn_runtime.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -16,9 +17,27 @@ namespace {
 constexpr uint64_t kMaxElements = 1 << 14;
 constexpr uint64_t kMemoryLimit = uint64_t(64) << 20;
 
+// What the reader accepts, the writer writes and the reader reads back the same.
+void check_round_trip(const xnn::Graph& graph) {
+  const auto bytes = xnn::write_xnn_payload(graph);
+  auto again = xnn::read_xnn_payload(ByteSpan(bytes));
+  if (!again || again->values.size() != graph.values.size() || again->nodes.size() != graph.nodes.size()) __builtin_trap();
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const auto& a = graph.nodes[i];
+    const auto& b = again->nodes[i];
+    if (a.type != b.type || a.inputs != b.inputs || a.outputs != b.outputs || a.debug_handle != b.debug_handle) __builtin_trap();
+  }
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    const auto& a = graph.values[i];
+    const auto& b = again->values[i];
+    if (a.id != b.id || a.dims != b.dims || a.datatype != b.datatype || a.flags != b.flags) __builtin_trap();
+  }
+}
+
 void run_payload(ByteSpan payload) {
   auto graph = xnn::read_xnn_payload(payload);
   if (!graph) return;
+  check_round_trip(*graph);
   // One argument per external id, shaped as its value declares.
   std::vector<const xnn::Value*> by_external(graph->num_externs, nullptr);
   for (const auto& v : graph->values) {
