@@ -297,8 +297,9 @@ TEST_CASE("xnnpack: quantized values: per-tensor int8 add and per-channel int8 w
     std::vector<XnnArg> args = {xnn_arg<int8_t>({2}, {10, 127}, ScalarType::kChar),
                                 xnn_arg<int8_t>({2}, {6, 127}, ScalarType::kChar), xnn_out({2}, ScalarType::kChar, 1)};
     REQUIRE(run_xnn(payload, args).ok());
-    // 5 + 0.5 = 5.5 -> round half to even 6 -> 6 - 3 = 3; 63.5 + 30.75 = 94.25 -> 94 - 3 = 91.
-    CHECK(values_of<int8_t>(args[2]) == std::vector<int8_t>{3, 91});
+    // 5 + 0.5 = 5.5, plus the zero point -3 = 2.5 -> round half to even 2 (the zero point is added
+    // before rounding, as XNNPACK's convert does); 63.5 + 30.75 = 94.25 - 3 = 91.25 -> 91.
+    CHECK(values_of<int8_t>(args[2]) == std::vector<int8_t>{2, 91});
   }
   {
     XnnGraphBuilder g;
@@ -337,4 +338,85 @@ TEST_CASE("xnnpack: dynamically quantized fully connected (convert to qdint8, th
   // 1/scale, which is 127.49999237 in float (not 127.5), so 1 -> 127, -1 -> -127, 0.5 -> 63.749996 -> 64.
   // Sum (127 - 127 + 64) * 0.0078431377 = 0.50196081, where the exact product is 0.5.
   CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{64 * 0.0078431377f}).epsilon(1e-6f));
+}
+
+namespace {
+
+void per_tensor(XnnGraphBuilder& g, uint32_t id, float scale, int32_t zero_point) {
+  g.value(id).quantized = true;
+  g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
+  g.value(id).quant.scale = scale;
+  g.value(id).quant.zero_point = zero_point;
+}
+
+}  // namespace
+
+TEST_CASE("xnnpack: 8-bit fully connected in integers with XNNPACK's fp32 requantization", "[xnnpack]") {
+  XnnGraphBuilder g;
+  const uint32_t x = g.input({2, 2}, xnn::Datatype::kQint8);
+  per_tensor(g, x, 0.5f, 1);
+  const uint32_t w = g.constant<int8_t>({2, 2}, {1, 2, 3, -4}, xnn::Datatype::kQcint8);
+  g.value(w).quantized = true;
+  g.value(w).quant.scheme = xnn::QuantScheme::kPerChannel;
+  g.value(w).quant.scales = {0.25f, 0.5f};
+  const uint32_t b = g.constant<int32_t>({2}, {10, -4}, xnn::Datatype::kQcint32);
+  g.value(b).quantized = true;
+  g.value(b).quant.scheme = xnn::QuantScheme::kPerChannel;
+  g.value(b).quant.scales = {0.125f, 0.25f};
+  const uint32_t out = g.output({2, 2}, xnn::Datatype::kQint8);
+  per_tensor(g, out, 1.0f, -5);
+  auto& n = g.node(T::kFullyConnected, {x, w, b}, {out});
+  n.has_output_min_max = true;
+  n.output_min = -1.0f;  // bound: round(-1 / 1 + (-5)) = -6
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<int8_t>({2, 2}, {3, -1, 127, 127}, ScalarType::kChar),
+                              xnn_out({2, 2}, ScalarType::kChar, 1)};
+  REQUIRE(run_xnn(payload, args).ok());
+  // Scales: 0.5 * 0.25 / 1 = 0.125 and 0.5 * 0.5 / 1 = 0.25. Row 0, x - 1 = (2, -2):
+  //   acc0 = 2*1 - 2*2 + 10 = 8 -> 1.0 -> 1 - 5 = -4;
+  //   acc1 = 2*3 + 2*4 - 4 = 10 -> 2.5 -> 2 (ties to even, before the zero point) - 5 = -3.
+  // Row 1, x - 1 = (126, 126): acc0 = 126 + 252 + 10 = 388 -> 48.5 -> 48 - 5 = 43;
+  //   acc1 = 378 - 504 - 4 = -130 -> -32.5, clamped to -6 - (-5) = -1 -> -6.
+  CHECK(values_of<int8_t>(args[1]) == std::vector<int8_t>{-4, -3, 43, -6});
+}
+
+TEST_CASE("xnnpack: 8-bit convolutions pad with the input zero point", "[xnnpack]") {
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 1, 2, 1}, xnn::Datatype::kQint8);
+    per_tensor(g, x, 0.5f, 10);
+    const uint32_t w = g.constant<int8_t>({1, 1, 3, 1}, {1, 10, 100}, xnn::Datatype::kQint8);
+    per_tensor(g, w, 0.1f, 0);
+    const uint32_t out = g.output({1, 1, 2, 1}, xnn::Datatype::kQint8);
+    per_tensor(g, out, 1.0f, 0);
+    auto& n = g.node(T::kConv2d, {x, w, xnn::kInvalidId}, {out});
+    n.window.kernel_w = 3;
+    n.window.pad_left = n.window.pad_right = 1;
+    n.group_input_channels = n.group_output_channels = 1;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<int8_t>({1, 1, 2, 1}, {12, 14}, ScalarType::kChar),
+                                xnn_out({1, 1, 2, 1}, ScalarType::kChar, 1)};
+    REQUIRE(run_xnn(payload, args).ok());
+    // x - 10 = (2, 4); scale 0.5 * 0.1 = 0.05. Output 0: pad, 2, 4 under (1, 10, 100): 20 + 400 = 420
+    // -> 21 (raw zeros in the padding would give 410 -> 20.5 -> 20); output 1: 2*1 + 4*10 = 42 -> 2.1 -> 2.
+    CHECK(values_of<int8_t>(args[1]) == std::vector<int8_t>{21, 2});
+  }
+  {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 1, 2, 1}, xnn::Datatype::kQuint8);
+    per_tensor(g, x, 1.0f, 128);
+    const uint32_t w = g.constant<uint8_t>({1, 1, 2, 1}, {3 + 7, 5 + 7}, xnn::Datatype::kQuint8);
+    per_tensor(g, w, 1.0f, 7);  // a QU8 filter with its own zero point: (3, 5)
+    const uint32_t out = g.output({1, 1, 1, 1}, xnn::Datatype::kQuint8);
+    per_tensor(g, out, 2.0f, 100);
+    auto& n = g.node(T::kDepthwiseConv2d, {x, w, xnn::kInvalidId}, {out});
+    n.window.kernel_w = 2;
+    n.group_input_channels = n.group_output_channels = 1;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<uint8_t>({1, 1, 2, 1}, {130, 126}, ScalarType::kByte),
+                                xnn_out({1, 1, 1, 1}, ScalarType::kByte, 1)};
+    REQUIRE(run_xnn(payload, args).ok());
+    // (2, -2) . (3, 5) = -4; scale 1 * 1 / 2 = 0.5 -> -2 + 100 = 98.
+    CHECK(values_of<uint8_t>(args[1]) == std::vector<uint8_t>{98});
+  }
 }

@@ -26,8 +26,8 @@ Result<const float*> read_floats(const Slot& slot, std::vector<float>& scratch);
 float* output_floats(Slot& slot, std::vector<float>& scratch);
 Status write_floats(Slot& slot, const float* values);
 
-// XNNPACK's quantization of one float: round to nearest even, add the zero
-// point, saturate to the type.
+// XNNPACK's quantization of one float (its convert operator): x / scale +
+// zero point, saturated to [qmin, qmax], rounded to nearest even.
 int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int32_t qmax);
 
 inline float clamp_output(float v, const xnn::Node& n) { return std::fmin(std::fmax(v, n.output_min), n.output_max); }
@@ -40,6 +40,20 @@ struct TapRange {
   size_t first, last;
 };
 TapRange valid_taps(size_t o, uint32_t stride, uint32_t dilation, uint32_t pad, uint32_t kernel, size_t in);
+
+// An NHWC convolution's geometry: input N, H, W, C and output H, W, C.
+struct ConvShape {
+  size_t n, ih, iw, ic, oh, ow, oc;
+};
+Result<ConvShape> conv_shape(const NodeCall& call, const Slot& x, size_t out_channels);
+
+// Quantized fully connected and convolutions with XNNPACK's integer
+// arithmetic (xnn_ops_quantized.cpp), used when activations, weights and
+// output are 8-bit quantized; called with the output already reshaped.
+bool integer_path(const Slot& x, const Slot& w, const Slot& out);
+Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size_t out_ch, bool transposed);
+Status quantized_convolution(NodeCall& call, const ConvShape& s);
+Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_t multiplier);
 
 // Checked product of dimensions.
 Result<size_t> product(std::span<const size_t> dims);

@@ -23,12 +23,12 @@ bool is_per_tensor_quantized(xnn::Datatype d) {
 }
 
 int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int32_t qmax) {
-  const float scaled = value / scale;
+  // As XNNPACK's f32->qs8/qu8 convert: scale by the inverse, add the zero
+  // point, clamp in float, then round to nearest even (so the zero point
+  // takes part in the tie: 2.5 + 3 = 5.5 -> 6).
+  const float scaled = value * (1.0f / scale) + float(zero_point);
   if (std::isnan(scaled)) return std::clamp(zero_point, qmin, qmax);
-  // Saturate in float first: lrintf of an out-of-range value is undefined.
-  const float lo = float(qmin) - float(zero_point), hi = float(qmax) - float(zero_point);
-  const float r = std::nearbyint(std::fmin(std::fmax(scaled, lo), hi));
-  return std::clamp(int32_t(r) + zero_point, qmin, qmax);
+  return int32_t(std::nearbyint(std::fmin(std::fmax(scaled, float(qmin)), float(qmax))));
 }
 
 Result<const float*> read_floats(const Slot& slot, std::vector<float>& scratch) {
@@ -134,6 +134,28 @@ TapRange valid_taps(size_t o, uint32_t stride, uint32_t dilation, uint32_t pad, 
   const int64_t last = base >= int64_t(in) ? 0 : (int64_t(in) - 1 - base) / d + 1;
   const int64_t lo = std::min<int64_t>(first, kernel), hi = std::min<int64_t>(last, kernel);
   return TapRange{size_t(lo), size_t(std::max(lo, hi))};
+}
+
+namespace {
+
+Result<size_t> conv_extent(size_t in, uint32_t pad_a, uint32_t pad_b, uint32_t kernel,
+                           uint32_t stride, uint32_t dilation, const char* what) {
+  if (kernel == 0 || stride == 0 || dilation == 0) return node_error(std::string(what) + ": kernel, stride and dilation must be positive");
+  const size_t padded = in + pad_a + pad_b;
+  const size_t effective = size_t(dilation) * (kernel - 1) + 1;
+  if (padded < effective) return node_error(std::string(what) + ": kernel larger than the padded input");
+  return (padded - effective) / stride + 1;
+}
+
+}  // namespace
+
+Result<ConvShape> conv_shape(const NodeCall& call, const Slot& x, size_t out_channels) {
+  if (x.dims.size() != 4) return node_error("input must be NHWC (rank 4), it has rank " + std::to_string(x.dims.size()));
+  const xnn::Window& w = call.node.window;
+  ConvShape s{x.dims[0], x.dims[1], x.dims[2], x.dims[3], 0, 0, out_channels};
+  ETKIT_ASSIGN_OR_RETURN(s.oh, conv_extent(s.ih, w.pad_top, w.pad_bottom, w.kernel_h, w.stride_h, w.dilation_h, "height"));
+  ETKIT_ASSIGN_OR_RETURN(s.ow, conv_extent(s.iw, w.pad_left, w.pad_right, w.kernel_w, w.stride_w, w.dilation_w, "width"));
+  return s;
 }
 
 Result<size_t> product(std::span<const size_t> dims) {

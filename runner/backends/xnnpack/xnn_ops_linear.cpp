@@ -116,6 +116,7 @@ Status fully_connected(NodeCall& call) {
   shape.back() = out_ch;
   ETKIT_TRY(call.runtime.reshape(out, shape));
   const size_t rows = in_ch == 0 ? 0 : x.numel() / in_ch;
+  if (integer_path(x, w, out)) return quantized_fully_connected(call, rows, in_ch, out_ch, transposed);
   const float* a = nullptr;
   if (x.def->dq_datatype == xnn::Datatype::kQint8 && x.dtype == xnn::Datatype::kFp32) {
     // The legacy dq_datatype input: quantized per row before the product,
@@ -138,28 +139,6 @@ Status fully_connected(NodeCall& call) {
         int64_t(out_ch));
   add_bias_and_clamp(y, rows, out_ch, out_ch, bias, call.node);
   return write_floats(out, y);
-}
-
-struct ConvShape {
-  size_t n, ih, iw, ic, oh, ow, oc;
-};
-
-Result<size_t> conv_extent(size_t in, uint32_t pad_a, uint32_t pad_b, uint32_t kernel,
-                           uint32_t stride, uint32_t dilation, const char* what) {
-  if (kernel == 0 || stride == 0 || dilation == 0) return node_error(std::string(what) + ": kernel, stride and dilation must be positive");
-  const size_t padded = in + pad_a + pad_b;
-  const size_t effective = size_t(dilation) * (kernel - 1) + 1;
-  if (padded < effective) return node_error(std::string(what) + ": kernel larger than the padded input");
-  return (padded - effective) / stride + 1;
-}
-
-Result<ConvShape> conv_shape(const NodeCall& call, const Slot& x, size_t out_channels) {
-  if (x.dims.size() != 4) return node_error("input must be NHWC (rank 4), it has rank " + std::to_string(x.dims.size()));
-  const xnn::Window& w = call.node.window;
-  ConvShape s{x.dims[0], x.dims[1], x.dims[2], x.dims[3], 0, 0, out_channels};
-  ETKIT_ASSIGN_OR_RETURN(s.oh, conv_extent(s.ih, w.pad_top, w.pad_bottom, w.kernel_h, w.stride_h, w.dilation_h, "height"));
-  ETKIT_ASSIGN_OR_RETURN(s.ow, conv_extent(s.iw, w.pad_left, w.pad_right, w.kernel_w, w.stride_w, w.dilation_w, "width"));
-  return s;
 }
 
 // Gathers the input patches of output rows [oy0, oy0 + rows) for one group
@@ -200,6 +179,7 @@ Status convolution(NodeCall& call) {
   const std::vector<size_t> filter_dims = {groups * gout, node.window.kernel_h, node.window.kernel_w, gin};
   if (w.dims != filter_dims) return node_error("filter dims do not match [groups * out, kh, kw, in]");
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
+  if (integer_path(x, w, out)) return quantized_convolution(call, s);
   ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
   ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 0, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
@@ -252,6 +232,7 @@ Status depthwise_convolution(NodeCall& call) {
   const std::vector<size_t> filter_dims = {1, node.window.kernel_h, node.window.kernel_w, s.oc};
   if (w.dims != filter_dims) return node_error("filter dims do not match [1, kh, kw, channels * multiplier]");
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
+  if (integer_path(x, w, out)) return quantized_depthwise_convolution(call, s, multiplier);
   ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
   ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 3, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
