@@ -297,9 +297,9 @@ TEST_CASE("xnnpack: quantized values: per-tensor int8 add and per-channel int8 w
     std::vector<XnnArg> args = {xnn_arg<int8_t>({2}, {10, 127}, ScalarType::kChar),
                                 xnn_arg<int8_t>({2}, {6, 127}, ScalarType::kChar), xnn_out({2}, ScalarType::kChar, 1)};
     REQUIRE(run_xnn(payload, args).ok());
-    // 5 + 0.5 = 5.5, plus the zero point -3 = 2.5 -> round half to even 2 (the zero point is added
-    // before rounding, as XNNPACK's convert does); 63.5 + 30.75 = 94.25 - 3 = 91.25 -> 91.
-    CHECK(values_of<int8_t>(args[2]) == std::vector<int8_t>{2, 91});
+    // 5 + 0.5 = 5.5 -> round half to even 6, then the zero point: 6 - 3 = 3 (XNNPACK's convert rounds
+    // before adding it); 63.5 + 30.75 = 94.25 -> 94 - 3 = 91.
+    CHECK(values_of<int8_t>(args[2]) == std::vector<int8_t>{3, 91});
   }
   {
     XnnGraphBuilder g;
@@ -333,11 +333,11 @@ TEST_CASE("xnnpack: dynamically quantized fully connected (convert to qdint8, th
   const auto payload = g.payload();
   std::vector<XnnArg> args = {xnn_arg<float>({1, 4}, {1, -1, 0.5f, 0}), xnn_out({1, 1})};
   REQUIRE(run_xnn(payload, args).ok());
-  // Row range [-1, 1]: scale = float(2/255) = 0.0078431377; zero point -0.5 from either end, the max
-  // end has the smaller error (254.5 < 255.5) and rounds to 0. The values are multiplied by
-  // 1/scale, which is 127.49999237 in float (not 127.5), so 1 -> 127, -1 -> -127, 0.5 -> 63.749996 -> 64.
-  // Sum (127 - 127 + 64) * 0.0078431377 = 0.50196081, where the exact product is 0.5.
-  CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{64 * 0.0078431377f}).epsilon(1e-6f));
+  // XNNPACK's row parameters for [1, -1, 0.5, 0]: range [-1, 1], inverse scale 255 / 2 = 127.5; the
+  // zero point errors -128 - 127.5 and 127 + 127.5 sum to -1, not > 0, so zp = 127 - 127.5 = -0.5 -> 0.
+  // q = round_half_even(x * 127.5) clamped to [-128, 127]: 127.5 -> 127, -127.5 -> -128, 63.75 -> 64, 0.
+  // fp32 weights take the float path: (127 - 128 + 64) / 127.5 = 63 / 127.5 = 0.494117647, not the exact 0.5.
+  CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{63.0f / 127.5f}).epsilon(1e-6f));
 }
 
 namespace {
@@ -419,4 +419,28 @@ TEST_CASE("xnnpack: 8-bit convolutions pad with the input zero point", "[xnnpack
     // (2, -2) . (3, 5) = -4; scale 1 * 1 / 2 = 0.5 -> -2 + 100 = 98.
     CHECK(values_of<uint8_t>(args[1]) == std::vector<uint8_t>{98});
   }
+}
+
+TEST_CASE("xnnpack: dynamically quantized rows times per-channel int8 weights, in integers", "[xnnpack]") {
+  XnnGraphBuilder g;
+  const uint32_t x = g.input({1, 4});
+  const uint32_t q = g.internal({1, 4}, xnn::Datatype::kQdint8);
+  g.value(q).quantized = true;
+  g.value(q).quant.scheme = xnn::QuantScheme::kPerTokenDynamic;
+  g.value(q).quant.num_nonbatch_dims = 1;
+  const uint32_t w = g.constant<int8_t>({2, 4}, {1, 1, 1, 1, 2, 0, 0, -1}, xnn::Datatype::kQcint8);
+  g.value(w).quantized = true;
+  g.value(w).quant.scheme = xnn::QuantScheme::kPerChannel;
+  g.value(w).quant.scales = {0.5f, 0.25f};
+  const uint32_t b = g.constant<float>({2}, {0.25f, 0});
+  const uint32_t out = g.output({1, 2});
+  g.node(T::kConvert, {x}, {q});
+  g.node(T::kFullyConnected, {q, w, b}, {out});
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 4}, {1, -1, 0.5f, 0}), xnn_out({1, 2})};
+  REQUIRE(run_xnn(payload, args).ok());
+  // Rows as in the test above: q = (127, -128, 64, 0), zero point 0, scale 1 / 127.5.
+  // Channel 0: 127 - 128 + 64 = 63 -> 63 / 127.5 * 0.5 + 0.25 = 0.497058824.
+  // Channel 1: 2 * 127 - 0 = 254 -> 254 / 127.5 * 0.25 = 0.498039216.
+  CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{0.497058824f, 0.498039216f}).epsilon(1e-6f));
 }

@@ -26,8 +26,9 @@ Result<const float*> read_floats(const Slot& slot, std::vector<float>& scratch);
 float* output_floats(Slot& slot, std::vector<float>& scratch);
 Status write_floats(Slot& slot, const float* values);
 
-// XNNPACK's quantization of one float (its convert operator): x / scale +
-// zero point, saturated to [qmin, qmax], rounded to nearest even.
+// XNNPACK's quantization of one float (its convert operator): x times
+// 1 / scale, saturated to [qmin, qmax] less the zero point, rounded to
+// nearest even, plus the zero point.
 int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int32_t qmax);
 
 inline float clamp_output(float v, const xnn::Node& n) { return std::fmin(std::fmax(v, n.output_min), n.output_max); }
@@ -54,6 +55,9 @@ bool integer_path(const Slot& x, const Slot& w, const Slot& out);
 Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size_t out_ch, bool transposed);
 Status quantized_convolution(NodeCall& call, const ConvShape& s);
 Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_t multiplier);
+// A fully connected node on dynamically quantized rows (qdint8) with
+// per-channel int8 or int4 weights, as XNNPACK's qd8 GEMMs compute it.
+Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_t in_ch, size_t out_ch, bool transposed);
 
 // Checked product of dimensions.
 Result<size_t> product(std::span<const size_t> dims);

@@ -23,12 +23,13 @@ bool is_per_tensor_quantized(xnn::Datatype d) {
 }
 
 int32_t quantize(float value, float scale, int32_t zero_point, int32_t qmin, int32_t qmax) {
-  // As XNNPACK's f32->qs8/qu8 convert: scale by the inverse, add the zero
-  // point, clamp in float, then round to nearest even (so the zero point
-  // takes part in the tie: 2.5 + 3 = 5.5 -> 6).
-  const float scaled = value * (1.0f / scale) + float(zero_point);
+  // As XNNPACK's f32->qs8/qu8 convert (f32-qs8-vcvt): times the inverse
+  // scale, clamped to the range less the zero point, rounded to nearest
+  // even, then the zero point added.
+  const float scaled = value * (1.0f / scale);
   if (std::isnan(scaled)) return std::clamp(zero_point, qmin, qmax);
-  return int32_t(std::nearbyint(std::fmin(std::fmax(scaled, float(qmin)), float(qmax))));
+  const float lo = float(qmin - zero_point), hi = float(qmax - zero_point);
+  return int32_t(std::nearbyint(std::fmin(std::fmax(scaled, lo), hi))) + zero_point;
 }
 
 Result<const float*> read_floats(const Slot& slot, std::vector<float>& scratch) {

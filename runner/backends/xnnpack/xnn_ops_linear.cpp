@@ -117,20 +117,24 @@ Status fully_connected(NodeCall& call) {
   ETKIT_TRY(call.runtime.reshape(out, shape));
   const size_t rows = in_ch == 0 ? 0 : x.numel() / in_ch;
   if (integer_path(x, w, out)) return quantized_fully_connected(call, rows, in_ch, out_ch, transposed);
-  const float* a = nullptr;
+  const Slot* activations = &x;
+  Slot quantized;
   if (x.def->dq_datatype == xnn::Datatype::kQint8 && x.dtype == xnn::Datatype::kFp32) {
     // The legacy dq_datatype input: quantized per row before the product,
     // as the Convert node XNNCompiler inserts for it.
-    Slot quantized = x;
+    quantized = x;
     quantized.dtype = xnn::Datatype::kQdint8;
     std::vector<float>& bytes = call.runtime.scratch(4);
     bytes.resize((x.numel() + 3) / 4);
     quantized.data = reinterpret_cast<uint8_t*>(bytes.data());
     ETKIT_TRY(quantize_dynamic(x, quantized));
-    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(quantized, call.runtime.scratch(0)));
-  } else {
-    ETKIT_ASSIGN_OR_RETURN(a, activation_floats(x, call.runtime.scratch(0)));
+    activations = &quantized;
   }
+  if (activations->dtype == xnn::Datatype::kQdint8 &&
+      (w.dtype == xnn::Datatype::kQcint8 || w.dtype == xnn::Datatype::kQcint4)) {
+    return dynamic_fully_connected(call, *activations, rows, in_ch, out_ch, transposed);
+  }
+  ETKIT_ASSIGN_OR_RETURN(const float* a, activation_floats(*activations, call.runtime.scratch(0)));
   ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, transposed ? 1 : 0, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(b, out_ch, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
@@ -390,9 +394,13 @@ Status batch_matrix_multiply(NodeCall& call) {
 
 }  // namespace
 
-// Per-row asymmetric int8 quantization (XNNPACK's f32 -> qd8 convert): the
-// row's range widened to include 0, scale = range / 255, the zero point
-// nudged to an integer in [-128, 127], values rounded to nearest even.
+// Per-row asymmetric int8 quantization, as XNNPACK's f32 -> qd8 convert
+// (xnn_qd8_asymmetric_quantization_params, then f32-qs8-vcvt): the row's
+// range widened to include 0; inverse scale 255 / range (1 for an all-zero
+// row); the zero point from whichever end has the smaller error, clamped
+// and rounded; values times the inverse scale, clamped to [-128, 127] less
+// the zero point, rounded to nearest even, plus the zero point. The row's
+// dequantization scale is 1 / inverse scale.
 Status quantize_dynamic(const Slot& in, Slot& out) {
   if (in.dtype != xnn::Datatype::kFp32) return node_error("dynamic quantization reads fp32, not " + std::string(xnn::datatype_name(in.dtype)));
   const int nonbatch = out.def->quant.scheme == xnn::QuantScheme::kPerTokenDynamic ? out.def->quant.num_nonbatch_dims : 1;
@@ -410,20 +418,17 @@ Status quantize_dynamic(const Slot& in, Slot& out) {
       lo = std::fmin(lo, row[c]);
       hi = std::fmax(hi, row[c]);
     }
-    float scale = (hi - lo) / 255.0f;
-    if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0f;
-    // The zero point whose rounding error is smaller, from either end.
-    const float from_min = -128.0f - lo / scale, from_max = 127.0f - hi / scale;
-    const float zp_error_min = std::fabs(-128.0f) + std::fabs(lo / scale);
-    const float zp_error_max = std::fabs(127.0f) + std::fabs(hi / scale);
-    const float zp = zp_error_min < zp_error_max ? from_min : from_max;
-    const int32_t zero_point = std::clamp(int32_t(std::nearbyint(std::fmin(std::fmax(zp, -128.0f), 127.0f))), -128, 127);
-    out.channel_scales[r] = scale;
+    const float inv = lo == hi ? 1.0f : 255.0f / (hi - lo);
+    const float descaled_min = lo * inv, descaled_max = hi * inv;
+    float zp = (-128.0f + descaled_min) + (127.0f + descaled_max) > 0 ? -128.0f - descaled_min : 127.0f - descaled_max;
+    zp = std::fmin(std::fmax(zp, -128.0f), 127.0f);
+    const int32_t zero_point = int32_t(std::nearbyint(zp));
+    out.channel_scales[r] = 1.0f / inv;
     out.row_zero_points[r] = zero_point;
-    const float inv = 1.0f / scale;
+    const float qlo = float(-128 - zero_point), qhi = float(127 - zero_point);
     for (size_t c = 0; c < cols; ++c) {
-      const float q = std::nearbyint(std::fmin(std::fmax(row[c] * inv + float(zero_point), -128.0f), 127.0f));
-      out.data[r * cols + c] = uint8_t(int8_t(q));
+      const float q = std::nearbyint(std::fmin(std::fmax(row[c] * inv, qlo), qhi));
+      out.data[r * cols + c] = uint8_t(int8_t(int32_t(q) + zero_point));
     }
   }
   return {};

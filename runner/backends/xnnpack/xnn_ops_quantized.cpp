@@ -182,4 +182,51 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
   return {};
 }
 
+// int32 sums of (x - row zero point) * w, then float(sum) * row scale *
+// channel scale + bias, clamped (xnn_qd8_f32_qc8w_gemm's arithmetic; 4-bit
+// weights are nibbles, low first, less 8).
+Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_t in_ch, size_t out_ch, bool transposed) {
+  const Slot& w = *call.in[1];
+  const Slot* b = call.in[2];
+  Slot& out = *call.out[0];
+  if (w.channel_scales.size() != out_ch) return node_error("filter scales do not match its output channels");
+  if (out.dtype != xnn::Datatype::kFp32) return node_error("a dynamically quantized product writes fp32, not " + std::string(xnn::datatype_name(out.dtype)));
+  const size_t param_rows = x.channel_scales.size();
+  if (param_rows == 0 || (rows * in_ch) % param_rows != 0) return node_error("dynamically quantized input without row parameters");
+  const size_t per_param = rows * in_ch / param_rows;  // elements sharing one row's parameters
+  const bool four_bit = w.dtype == xnn::Datatype::kQcint4;
+  auto weight = [&](size_t o, size_t i) {
+    const size_t index = transposed ? i * out_ch + o : o * in_ch + i;
+    if (!four_bit) return int32_t(int8_t(w.data[index]));
+    const uint8_t byte = w.data[index / 2];
+    return int32_t(index % 2 == 0 ? byte & 0xF : byte >> 4) - w.zero_point;
+  };
+  const float* bias = nullptr;
+  if (b) {
+    if (b->dtype != xnn::Datatype::kFp32 || b->numel() != out_ch) return node_error("bias must be fp32 with one value per channel");
+    bias = reinterpret_cast<const float*>(b->data);
+  }
+  std::vector<float>& wscratch = call.runtime.scratch(0);
+  wscratch.resize(out_ch * in_ch);
+  auto* wq = reinterpret_cast<int32_t*>(wscratch.data());
+  for (size_t o = 0; o < out_ch; ++o) {
+    for (size_t i = 0; i < in_ch; ++i) wq[o * in_ch + i] = weight(o, i);
+  }
+  auto* y = reinterpret_cast<float*>(out.data);
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t p = r * in_ch / per_param;
+    const int32_t zp = x.row_zero_points[p];
+    const float x_scale = x.channel_scales[p];
+    for (size_t o = 0; o < out_ch; ++o) {
+      int64_t acc = 0;
+      for (size_t i = 0; i < in_ch; ++i) acc += int64_t(int32_t(int8_t(x.data[r * in_ch + i])) - zp) * wq[o * in_ch + i];
+      float v = float(int32_t(uint32_t(uint64_t(acc)))) * x_scale;
+      v *= w.channel_scales[o];
+      if (bias) v += bias[o];
+      y[r * out_ch + o] = clamp_output(v, call.node);
+    }
+  }
+  return {};
+}
+
 }  // namespace etkit::rt::xnnpack
