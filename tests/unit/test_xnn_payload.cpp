@@ -170,3 +170,14 @@ TEST_CASE("xnn runtime: hostile sizes are bounded: internal memory limit and hug
     CHECK(values_of(args[1]) == std::vector<float>{type == T::kMaxPooling2d ? 4.0f : 2.5f});
   }
 }
+
+TEST_CASE("xnn payload: a FlatBuffer at a misaligned offset is refused, not read in place", "[xnnpack]") {
+  auto good = add_graph().payload();
+  // Move the FlatBuffer one byte later (offset 33) and say so in the header.
+  std::vector<uint8_t> shifted(good.size() + 1, 0);
+  std::memcpy(shifted.data(), good.data(), 32);
+  std::memcpy(shifted.data() + 33, good.data() + 32, good.size() - 32);
+  store_u32_le(shifted.data() + 10, 33);
+  store_u32_le(shifted.data() + 18, load_u32_le(good.data() + 18) + 1);
+  CHECK(read_error(shifted) == "header: the FlatBuffer does not start on an 8-byte boundary");
+}

@@ -458,6 +458,11 @@ Result<Graph> read_xnn_payload(ByteSpan payload) {
     fb_bytes = payload.subspan(fb_offset, fb_size);
     constant_region = payload.subspan(cd_offset, cd_size);
   }
+  // FlatBuffers reads its scalars in place: the buffer must start aligned
+  // (real payloads put it at offset 32 of a 16-byte aligned blob).
+  if (reinterpret_cast<uintptr_t>(fb_bytes.data()) % 8 != 0) {
+    return bad_input("the FlatBuffer does not start on an 8-byte boundary", "header");
+  }
   g.identifier = identifier_at(fb_bytes, 4);
   if (g.identifier != "XN00" && g.identifier != "XN01") {
     return unsupported("XNNPACK payload identifier '" + g.identifier + "' is not XN00 or XN01", "identifier");
