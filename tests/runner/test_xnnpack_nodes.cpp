@@ -444,3 +444,19 @@ TEST_CASE("xnnpack: dynamically quantized rows times per-channel int8 weights, i
   // Channel 1: 2 * 127 - 0 = 254 -> 254 / 127.5 * 0.25 = 0.498039216.
   CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{0.497058824f, 0.498039216f}).epsilon(1e-6f));
 }
+
+TEST_CASE("xnnpack: sigmoid's own exp stays within 1e-6 of the exact value, NaN passes through", "[xnnpack]") {
+  std::vector<float> x;
+  for (int i = -400; i <= 400; ++i) x.push_back(float(i) * 0.05f);  // [-20, 20]
+  x.push_back(-100.0f);
+  x.push_back(100.0f);
+  x.push_back(NAN);
+  const auto y = run_unary(T::kSigmoid, x);
+  for (size_t i = 0; i + 3 < x.size(); ++i) {
+    const double exact = 1.0 / (1.0 + std::exp(-double(x[i])));
+    CHECK(std::fabs(double(y[i]) - exact) <= 1e-6 * exact);
+  }
+  CHECK(y[x.size() - 3] < 1e-37f);  // e^-100 is below float's normal range: the result only has to be tiny
+  CHECK(y[x.size() - 2] == 1.0f);
+  CHECK(std::isnan(y.back()));
+}

@@ -12,27 +12,58 @@
 namespace etkit::rt::xnnpack {
 namespace {
 
-float unary_value(xnn::NodeType t, float x, float param) {
+// e^x without a library call, so the loops around it vectorise: x = n ln2
+// + r with |r| <= ln2 / 2, e^r by its degree-6 Taylor polynomial (relative
+// error below 2e-7), 2^n from the exponent bits. Inputs are clamped to
+// [-87.3, 88.7], where the result is a normal float; NaN stays NaN. (Plain
+// comparisons, not fmin/fmax, so the compiler can use vector min/max.)
+inline float exp_approx(float input) {
+  float x = input > -87.3f ? input : -87.3f;  // NaN -> -87.3 here, restored below
+  x = x < 88.7f ? x : 88.7f;
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  const float n = (x * 1.44269504f + kRound) - kRound;
+  const float r = (x - n * 0.693145752f) - n * 1.42860677e-6f;  // ln 2 in two parts
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const uint32_t bits = uint32_t(int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const float result = p * scale;
+  return input == input ? result : input;
+}
+
+template <typename F>
+void map(const float* __restrict x, float* __restrict y, size_t n, F f) {
+  for (size_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+// One loop per node type, each with its formula inlined.
+void unary_values(xnn::NodeType t, const float* x, float* y, size_t n, float param) {
   using T = xnn::NodeType;
   switch (t) {
-    case T::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case T::kFloor: return std::floor(x);
-    case T::kCeiling: return std::ceil(x);
-    case T::kSquareRoot: return std::sqrt(x);
-    case T::kReciprocalSquareRoot: return 1.0f / std::sqrt(x);
-    case T::kHardswish: return x * std::fmin(std::fmax(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-    case T::kLeakyReLU: return x < 0 ? x * param : x;
-    case T::kNegate: return -x;
-    case T::kSquare: return x * x;
-    case T::kELU: return x < 0 ? param * std::expm1(x) : x;
-    case T::kAbs: return std::fabs(x);
-    case T::kLog: return std::log(x);
-    case T::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case T::kTanh: return std::tanh(x);
-    case T::kExp: return std::exp(x);
-    case T::kSin: return std::sin(x);
-    case T::kCos: return std::cos(x);
-    default: return x;  // Clamp, Copy, Convert: the value itself
+    case T::kSigmoid: map(x, y, n, [](float v) { return 1.0f / (1.0f + exp_approx(-v)); }); break;
+    case T::kFloor: map(x, y, n, [](float v) { return std::floor(v); }); break;
+    case T::kCeiling: map(x, y, n, [](float v) { return std::ceil(v); }); break;
+    case T::kSquareRoot: map(x, y, n, [](float v) { return std::sqrt(v); }); break;
+    case T::kReciprocalSquareRoot: map(x, y, n, [](float v) { return 1.0f / std::sqrt(v); }); break;
+    case T::kHardswish: map(x, y, n, [](float v) { return v * std::fmin(std::fmax(v + 3.0f, 0.0f), 6.0f) / 6.0f; }); break;
+    case T::kLeakyReLU: map(x, y, n, [param](float v) { return v < 0 ? v * param : v; }); break;
+    case T::kNegate: map(x, y, n, [](float v) { return -v; }); break;
+    case T::kSquare: map(x, y, n, [](float v) { return v * v; }); break;
+    case T::kELU: map(x, y, n, [param](float v) { return v < 0 ? param * std::expm1(v) : v; }); break;
+    case T::kAbs: map(x, y, n, [](float v) { return std::fabs(v); }); break;
+    case T::kLog: map(x, y, n, [](float v) { return std::log(v); }); break;
+    case T::kGelu: map(x, y, n, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }); break;
+    case T::kTanh: map(x, y, n, [](float v) { return std::tanh(v); }); break;
+    case T::kExp: map(x, y, n, [](float v) { return std::exp(v); }); break;
+    case T::kSin: map(x, y, n, [](float v) { return std::sin(v); }); break;
+    case T::kCos: map(x, y, n, [](float v) { return std::cos(v); }); break;
+    default: map(x, y, n, [](float v) { return v; }); break;  // Clamp (bounds applied after), Copy, Convert
   }
 }
 
@@ -52,8 +83,7 @@ Status unary(NodeCall& call) {
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const xnn::NodeType t = call.node.type;
-  const float param = call.node.scalar;
-  for (size_t i = 0; i < n; ++i) y[i] = unary_value(t, x[i], param);
+  unary_values(t, x, y, n, call.node.scalar);
   // Clamp's bounds are its output min/max; other unary nodes ignore them.
   if (t == xnn::NodeType::kClamp) clamp_all(y, n, call.node);
   return write_floats(out, y);
@@ -170,7 +200,7 @@ Status softmax(NodeCall& call) {
     float max = -INFINITY;
     for (size_t c = 0; c < channels; ++c) max = std::fmax(max, px[c]);
     float sum = 0;
-    for (size_t c = 0; c < channels; ++c) sum += (py[c] = std::exp(px[c] - max));
+    for (size_t c = 0; c < channels; ++c) sum += (py[c] = exp_approx(px[c] - max));  // arguments <= 0
     const float inv = 1.0f / sum;
     for (size_t c = 0; c < channels; ++c) py[c] *= inv;
   }
