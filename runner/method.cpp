@@ -345,16 +345,21 @@ Result<std::unique_ptr<LoadedMethod>> load_method(const pte::Program& program, s
     const auto& delegate = plan->delegates[d];
     Backend* backend = options.backends ? options.backends->find(delegate.id) : nullptr;
     if (!backend) {
-      std::string used_by;
-      for (size_t i = 0; i < plan->chains[0].instructions.size(); ++i) {
-        const auto* call = std::get_if<pte::DelegateCall>(&plan->chains[0].instructions[i]);
-        if (call && call->delegate_index == int32_t(d)) {
-          used_by = ", used by instruction " + std::to_string(i);
-          break;
+      // Which instructions need it, and how much of the method would run without it.
+      std::vector<std::string> users;
+      size_t total = 0;
+      for (const auto& chain : plan->chains) {
+        for (size_t i = 0; i < chain.instructions.size(); ++i, ++total) {
+          const auto* call = std::get_if<pte::DelegateCall>(&chain.instructions[i]);
+          if (call && call->delegate_index == int32_t(d)) users.push_back(std::to_string(i));
         }
       }
+      std::string used_by = users.empty() ? ", called by no instruction" : users.size() == 1 ? ", used by instruction " : ", used by instructions ";
+      for (size_t k = 0; k < users.size() && k < 8; ++k) used_by += (k ? ", " : "") + users[k];
+      if (users.size() > 8) used_by += ", ...";
+      used_by += "; " + std::to_string(total - users.size()) + " of the method's " + std::to_string(total) + " instructions do not need it";
       return unsupported("backend '" + delegate.id + "' is not registered (delegate " + std::to_string(d) + used_by +
-                         ")", where);
+                         "; et-run --list-backends names those it runs)", where);
     }
     const ByteSpan blob = delegate.location == pte::DataLocation::kInline ? program.backend_delegate_data[delegate.index]
                                                                           : program.segment_data[delegate.index];

@@ -283,7 +283,7 @@ TEST_CASE("delegates: a missing backend is named and a registered one runs and i
 
   auto missing = load_method(p->program, "forward");
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().message == "backend 'DoublingBackend' is not registered (delegate 0, used by instruction 0)");
+  CHECK(missing.error().message == "backend 'DoublingBackend' is not registered (delegate 0, used by instruction 0; 0 of the method's 1 instructions do not need it; et-run --list-backends names those it runs)");
 
   auto backend = std::make_shared<DoublingBackend>();
   BackendRegistry backends;
