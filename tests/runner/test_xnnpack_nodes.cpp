@@ -460,3 +460,155 @@ TEST_CASE("xnnpack: sigmoid's own exp stays within 1e-6 of the exact value, NaN 
   CHECK(y[x.size() - 2] == 1.0f);
   CHECK(std::isnan(y.back()));
 }
+
+TEST_CASE("xnnpack: the remaining binary nodes and PReLU's per-channel slope", "[xnnpack]") {
+  auto binary = [](T type, std::vector<float> a, std::vector<float> b, std::vector<uint32_t> b_dims) {
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({2, 2});
+    const uint32_t y = g.input(b_dims);
+    const uint32_t out = g.output({2, 2});
+    g.node(type, {x, y}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({2, 2}, a),
+                                xnn_arg<float>(std::vector<int32_t>(b_dims.begin(), b_dims.end()), b), xnn_out({2, 2})};
+    REQUIRE(run_xnn(payload, args).ok());
+    return values_of(args[2]);
+  };
+  const std::vector<float> a = {1, -2, 3, -4};
+  CHECK(binary(T::kSubtract, a, {1, 1, 1, 1}, {2, 2}) == std::vector<float>{0, -3, 2, -5});
+  CHECK(binary(T::kDiv, a, {2, 4}, {2}) == std::vector<float>{0.5f, -0.5f, 1.5f, -1});
+  CHECK(binary(T::kMinimum, a, {0}, {1}) == std::vector<float>{0, -2, 0, -4});
+  CHECK(binary(T::kMaximum, a, {0}, {1}) == std::vector<float>{1, 0, 3, 0});
+  // PReLU: negative values times the slope of their channel (the last dimension).
+  CHECK(binary(T::kPReLU, a, {0.5f, 0.25f}, {2}) == std::vector<float>{1, -0.5f, 3, -1});
+}
+
+TEST_CASE("xnnpack: concatenation of 3, 4 and 5 inputs along the first and last axis", "[xnnpack]") {
+  for (size_t count = 3; count <= 5; ++count) {
+    for (uint32_t axis : {0u, 1u}) {
+      XnnGraphBuilder g;
+      std::vector<uint32_t> ins;
+      std::vector<XnnArg> args;
+      for (size_t i = 0; i < count; ++i) {
+        ins.push_back(g.input({1, 2}));
+        args.push_back(xnn_arg<float>({1, 2}, {float(10 * i), float(10 * i + 1)}));
+      }
+      const std::vector<uint32_t> out_dims = axis == 0 ? std::vector<uint32_t>{uint32_t(count), 2} : std::vector<uint32_t>{1, uint32_t(2 * count)};
+      const uint32_t out = g.output(out_dims);
+      const T type = count == 3 ? T::kConcatenate3 : count == 4 ? T::kConcatenate4 : T::kConcatenate5;
+      g.node(type, ins, {out}).axis = axis;
+      const auto payload = g.payload();
+      args.push_back(xnn_out(std::vector<int32_t>(out_dims.begin(), out_dims.end())));
+      REQUIRE(run_xnn(payload, args).ok());
+      // Along either axis the [1, 2] rows follow each other: 0, 1, 10, 11, 20, 21, ...
+      std::vector<float> expected;
+      for (size_t i = 0; i < count; ++i) {
+        expected.push_back(float(10 * i));
+        expected.push_back(float(10 * i + 1));
+      }
+      CHECK(values_of(args.back()) == expected);
+    }
+  }
+}
+
+TEST_CASE("xnnpack: argmax pooling returns the window index of the first maximum", "[xnnpack]") {
+  XnnGraphBuilder g;
+  const uint32_t x = g.input({1, 2, 4, 1});
+  const uint32_t values = g.output({1, 1, 2, 1});
+  const uint32_t indices = g.output({1, 1, 2, 1}, xnn::Datatype::kInt32);
+  auto& n = g.node(T::kArgMaxPooling2d, {x}, {values, indices});
+  n.window.kernel_h = n.window.stride_h = 2;
+  n.window.kernel_w = n.window.stride_w = 2;
+  const auto payload = g.payload();
+  // Windows (row-major ky, kx): [1, 5 / 2, 5] -> max 5 first at index 1; [0, -1 / 3, 2] -> 3 at index 2.
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 2, 4, 1}, {1, 5, 0, -1, 2, 5, 3, 2}), xnn_out({1, 1, 2, 1}),
+                              xnn_out({1, 1, 2, 1}, ScalarType::kInt)};
+  REQUIRE(run_xnn(payload, args).ok());
+  CHECK(values_of(args[1]) == std::vector<float>{5, 3});
+  CHECK(values_of<int32_t>(args[2]) == std::vector<int32_t>{1, 2});
+}
+
+TEST_CASE("xnnpack: scaled dot-product attention with a mask", "[xnnpack]") {
+  XnnGraphBuilder g;
+  // One head, 1 query, 2 keys, 1 channel: logits = q * scale * k = (2 * 0.5 * [0, ln 3]) + mask.
+  const uint32_t q = g.input({1, 1, 1});
+  const uint32_t k = g.input({1, 2, 1});
+  const uint32_t v = g.input({1, 2, 1});
+  const uint32_t scale = g.constant<float>({1}, {0.5f});
+  const uint32_t mask = g.constant<float>({1, 2}, {0, 0});
+  const uint32_t out = g.output({1, 1, 1});
+  g.node(T::kScaledDotProductAttention, {q, k, v, scale, mask}, {out});
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({1, 1, 1}, {2}), xnn_arg<float>({1, 2, 1}, {0, std::log(3.0f)}),
+                              xnn_arg<float>({1, 2, 1}, {4, 8}), xnn_out({1, 1, 1})};
+  REQUIRE(run_xnn(payload, args).ok());
+  // softmax([0, ln 3]) = [1/4, 3/4]; 4/4 + 8 * 3/4 = 7.
+  CHECK_THAT(values_of(args[3]), Approx(std::vector<float>{7}).epsilon(1e-6f));
+}
+
+TEST_CASE("xnnpack: fp16 and bf16 values are computed in fp32 and rounded to nearest even", "[xnnpack]") {
+  for (auto dt : {xnn::Datatype::kFp16, xnn::Datatype::kBf16}) {
+    XnnGraphBuilder g;
+    const uint32_t a = g.input({2}, dt);
+    const uint32_t b = g.input({2}, dt);
+    const uint32_t out = g.output({2}, dt);
+    g.node(T::kAdd, {a, b}, {out});
+    const auto payload = g.payload();
+    const ScalarType st = dt == xnn::Datatype::kFp16 ? ScalarType::kHalf : ScalarType::kBFloat16;
+    // fp16: 1.0 = 0x3C00, 0.5 = 0x3800, 2048 = 0x6800, 1.0; 2048 + 1 = 2049 is a tie between 2048 and
+    //   2050 (spacing 2), rounding to even 2048 = 0x6800; 1 + 0.5 = 1.5 = 0x3E00.
+    // bf16: 1.0 = 0x3F80, 0.5 = 0x3F00, 256 = 0x4380; 256 + 1 = 257 ties between 256 and 258 -> 256 = 0x4380;
+    //   1.5 = 0x3FC0.
+    const bool half = dt == xnn::Datatype::kFp16;
+    std::vector<XnnArg> args = {xnn_arg<uint16_t>({2}, {uint16_t(half ? 0x3C00 : 0x3F80), uint16_t(half ? 0x6800 : 0x4380)}, st),
+                                xnn_arg<uint16_t>({2}, {uint16_t(half ? 0x3800 : 0x3F00), uint16_t(half ? 0x3C00 : 0x3F80)}, st),
+                                xnn_out({2}, st, 2)};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of<uint16_t>(args[2]) ==
+          std::vector<uint16_t>{uint16_t(half ? 0x3E00 : 0x3FC0), uint16_t(half ? 0x6800 : 0x4380)});
+  }
+}
+
+TEST_CASE("xnnpack: 4-bit per-channel and blockwise weights", "[xnnpack]") {
+  {
+    // qcint4, dynamic rows: x = [1, -1] quantizes to (127, -128) with zero point 0 and scale 2/255
+    // (see the dynamic quantization test). Weights, two per byte low nibble first, less 8:
+    // byte 0x7A -> (0xA - 8, 0x7 - 8) = (2, -1); channel scale 0.5. Sum 127*2 + (-128)*(-1) = 382
+    // -> 382 / 127.5 * 0.5 = 1.498039216.
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 2});
+    const uint32_t q = g.internal({1, 2}, xnn::Datatype::kQdint8);
+    g.value(q).quantized = true;
+    g.value(q).quant.scheme = xnn::QuantScheme::kPerTokenDynamic;
+    g.value(q).quant.num_nonbatch_dims = 1;
+    const uint32_t w = g.constant<uint8_t>({1, 2}, {0x7A}, xnn::Datatype::kQcint4);
+    g.value(w).quantized = true;
+    g.value(w).quant.scheme = xnn::QuantScheme::kPerChannel;
+    g.value(w).quant.scales = {0.5f};
+    const uint32_t out = g.output({1, 1});
+    g.node(T::kConvert, {x}, {q});
+    g.node(T::kFullyConnected, {q, w, xnn::kInvalidId}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 2}, {1, -1}), xnn_out({1, 1})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK_THAT(values_of(args[1]), Approx(std::vector<float>{382.0f / 127.5f * 0.5f}).epsilon(1e-6f));
+  }
+  {
+    // qbint4, fp32 input: one output channel, 4 inputs in 2 blocks of 2 with scales 1 and 0.25 (exact
+    // in bf16, also after the runtime's rounding-up factor). Bytes 0x9A, 0x6F -> nibbles (A, 9, F, 6)
+    // - 8 = (2, 1, 7, -2); weights (2, 1, 1.75, -0.5). x = (1, 1, 1, 2): 2 + 1 + 1.75 - 1 = 3.75.
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({1, 4});
+    const uint32_t w = g.constant<uint8_t>({1, 4}, {0x9A, 0x6F}, xnn::Datatype::kQbint4);
+    g.value(w).quantized = true;
+    g.value(w).quant.scheme = xnn::QuantScheme::kPerChannelGroup;
+    g.value(w).quant.group_size = 2;
+    g.value(w).quant.scales = {1.0f, 0.25f};
+    const uint32_t out = g.output({1, 1});
+    g.node(T::kFullyConnected, {x, w, xnn::kInvalidId}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<float>({1, 4}, {1, 1, 1, 2}), xnn_out({1, 1})};
+    REQUIRE(run_xnn(payload, args).ok());
+    CHECK(values_of(args[1]) == std::vector<float>{3.75f});
+  }
+}
