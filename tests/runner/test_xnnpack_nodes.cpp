@@ -612,3 +612,22 @@ TEST_CASE("xnnpack: 4-bit per-channel and blockwise weights", "[xnnpack]") {
     CHECK(values_of(args[1]) == std::vector<float>{3.75f});
   }
 }
+
+TEST_CASE("xnnpack: channels-last tensors reach the graph in memory order and come back resized by dim order", "[xnnpack]") {
+  XnnGraphBuilder g;
+  const uint32_t x = g.input({1, 1, 2, 3});  // NHWC, as the program's channels-last tensor is stored
+  const uint32_t w = g.constant<float>({1, 1, 1, 3}, {1, 10, 100});
+  const uint32_t out = g.output({1, 1, 2, 1});
+  auto& n = g.node(T::kConv2d, {x, w, xnn::kInvalidId}, {out});
+  n.group_input_channels = 3;
+  n.group_output_channels = 1;
+  const auto payload = g.payload();
+  // Sizes [N, C, H, W] = [1, 3, 1, 2] with dim order (0, 2, 3, 1): pixel 0 holds channels (1, 2, 3), pixel 1 (4, 5, 6).
+  XnnArg in = xnn_arg<float>({1, 3, 1, 2}, {1, 2, 3, 4, 5, 6});
+  in.dim_order = {0, 2, 3, 1};
+  XnnArg result = xnn_out({1, 1, 1, 2});
+  result.dim_order = {0, 2, 3, 1};
+  std::vector<XnnArg> args = {in, result};
+  REQUIRE(run_xnn(payload, args).ok());
+  CHECK(values_of(args[1]) == std::vector<float>{321, 654});  // 1 + 20 + 300, 4 + 50 + 600
+}

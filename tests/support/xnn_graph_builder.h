@@ -21,6 +21,7 @@ struct XnnArg {
   ScalarType dtype = ScalarType::kFloat;
   std::vector<int32_t> shape;
   std::vector<uint8_t> bytes;  // input data, or the output after the run
+  std::vector<uint8_t> dim_order = {};  // empty: contiguous
 };
 
 template <typename T>
@@ -45,7 +46,7 @@ inline Status run_xnn(ByteSpan payload, std::vector<XnnArg>& args, rt::EventTrac
   std::vector<rt::EValue> values(args.size());
   std::vector<rt::EValue*> pointers;
   for (size_t i = 0; i < args.size(); ++i) {
-    tensors.emplace_back(args[i].dtype, args[i].shape, std::vector<uint8_t>{}, args[i].bytes.data());
+    tensors.emplace_back(args[i].dtype, args[i].shape, args[i].dim_order, args[i].bytes.data());
     values[i].tag = rt::Tag::kTensor;
     values[i].tensor = &tensors.back();
     pointers.push_back(&values[i]);
