@@ -231,3 +231,92 @@ TEST_CASE("cadence::quantized_matmul.out: plain and transposed Y, int32 narrowin
                                                      h.integer(0), h.integer(0), h.boolean(false), out, out}) ==
         "cadence::quantized_matmul.out: Y [1, 3, 2] does not match X [1, 2, 2]");
 }
+
+// ---- quantized_relu / quantized_add / requantize ---------------------------
+
+TEST_CASE("cadence::quantized_relu: per tensor, and the .out overload's element-type difference", "[cadence]") {
+  KernelHarness h;
+  // X - 2 clipped at 0: [-128, 0, 5, 127] -> [0, 0, 3, 125]. Scale 3 * 2^29 * 2^(1 - 31) = 1.5,
+  // out zero point -128: 0 -> -128; 4.5 -> 4 (even) -> -124; 187.5 -> 188 (even) -> 60.
+  auto x = h.tensor<int8_t>(ScalarType::kChar, {4}, {-128, 0, 5, 127});
+  auto out = h.out(ScalarType::kChar, {4});
+  REQUIRE(h.call("cadence::quantized_relu.per_tensor_out",
+                 {x, h.integer(2), h.integer(-128), h.integer(3 << 29), h.integer(1), out, out})
+              .ok());
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{-128, -128, -124, 60});
+  // .out: zero point -128, scale 2^30 * 2^(1 - 31) = 1. The difference is kept in int8:
+  // 127 - (-128) = 255 -> -1; -128 is not above the zero point -> 0; 0 + 128 = 128 -> -128.
+  auto x2 = h.tensor<int8_t>(ScalarType::kChar, {3}, {127, -128, 0});
+  auto o2 = h.out(ScalarType::kChar, {3});
+  auto m = h.tensor<int32_t>(ScalarType::kInt, {1}, {1 << 30});
+  auto s = h.tensor<int32_t>(ScalarType::kInt, {1}, {1});
+  auto zp8 = h.tensor<int8_t>(ScalarType::kChar, {1}, {-128});
+  REQUIRE(h.call("cadence::quantized_relu.out", {x2, zp8, h.integer(0), m, s, o2, o2}).ok());
+  CHECK(h.data<int8_t>(o2) == std::vector<int8_t>{-1, 0, -128});
+  // An INT zero point tensor is read as int8 (its low byte): 384 = 0x180 -> 0x80 = -128, same result.
+  auto zp32 = h.tensor<int32_t>(ScalarType::kInt, {1}, {384});
+  REQUIRE(h.call("cadence::quantized_relu.out", {x2, zp32, h.integer(0), m, s, o2, o2}).ok());
+  CHECK(h.data<int8_t>(o2) == std::vector<int8_t>{-1, 0, -128});
+  auto x16 = h.tensor<int16_t>(ScalarType::kShort, {1}, {0});
+  auto o16 = h.out(ScalarType::kShort, {1});
+  CHECK(failure(h, "cadence::quantized_relu.per_tensor_out",
+                {x16, h.integer(0), h.integer(0), h.integer(1 << 30), h.integer(1), o16, o16}) ==
+        "cadence::quantized_relu.per_tensor_out: X must be CHAR or BYTE, not SHORT");
+  auto m2 = h.tensor<int32_t>(ScalarType::kInt, {2}, {1, 1});
+  CHECK(failure(h, "cadence::quantized_relu.out", {x2, zp8, h.integer(0), m2, s, o2, o2}) ==
+        "cadence::quantized_relu.out: out_multiplier must have one element, got [2]");
+}
+
+TEST_CASE("cadence::quantized_add: dequantize, add in float, requantize; Y broadcasts", "[cadence]") {
+  KernelHarness h;
+  // X: 0.5 * (q - 10) = [0, 5, 122.5]; Y: 0.25 * 4 = 1, broadcast; sums [1, 6, 123.5];
+  // out scale 2 -> * 0.5 = [0.5, 3, 61.75] -> [0 (even), 3, 62]; zero point 200 -> [200, 203, 262 -> 255].
+  auto x = h.tensor<uint8_t>(ScalarType::kByte, {3}, {10, 20, 255});
+  auto y = h.tensor<uint8_t>(ScalarType::kByte, {1}, {4});
+  auto out = h.out(ScalarType::kByte, {3});
+  REQUIRE(h.call("cadence::quantized_add.per_tensor_out", {x, h.real(0.5), h.integer(10), y, h.real(0.25), h.integer(0),
+                                                           h.real(2.0), h.integer(200), out, out})
+              .ok());
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{200, 203, 255});
+  auto xs = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+  auto xz = h.tensor<int32_t>(ScalarType::kInt, {1}, {10});
+  auto ys = h.tensor<float>(ScalarType::kFloat, {1}, {0.25f});
+  auto yz = h.tensor<int32_t>(ScalarType::kInt, {1}, {0});
+  REQUIRE(h.call("cadence::quantized_add.out", {x, xs, xz, y, ys, yz, h.real(2.0), h.integer(200), out, out}).ok());
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{200, 203, 255});
+  auto x8 = h.tensor<int8_t>(ScalarType::kChar, {3}, {0, 0, 0});
+  CHECK(failure(h, "cadence::quantized_add.per_tensor_out", {x8, h.real(0.5), h.integer(10), y, h.real(0.25),
+                                                             h.integer(0), h.real(2.0), h.integer(200), out, out}) ==
+        "cadence::quantized_add.per_tensor_out: X CHAR and Y BYTE must have out's dtype BYTE");
+  CHECK(failure(h, "cadence::quantized_add.out", {x, xz, xz, y, ys, yz, h.real(2.0), h.integer(200), out, out}) ==
+        "cadence::quantized_add.out: X_scale must be FLOAT, not INT");
+  auto y2 = h.tensor<uint8_t>(ScalarType::kByte, {2}, {0, 0});
+  CHECK_FALSE(h.call("cadence::quantized_add.per_tensor_out", {x, h.real(0.5), h.integer(10), y2, h.real(0.25),
+                                                               h.integer(0), h.real(2.0), h.integer(200), out, out})
+                  .ok());
+}
+
+TEST_CASE("cadence::requantize: between dtypes and scales", "[cadence]") {
+  KernelHarness h;
+  // int8 with scale 0.5 and zero point -128: [-128, 0, 127] -> [0, 64, 127.5].
+  // Into int16, scale 0.25 (x 4) and zero point -10: [-10, 246, 500].
+  auto in = h.tensor<int8_t>(ScalarType::kChar, {3}, {-128, 0, 127});
+  auto o16 = h.out(ScalarType::kShort, {3});
+  REQUIRE(h.call("cadence::requantize.per_tensor_out", {in, h.real(0.5), h.integer(-128), h.real(0.25), h.integer(-10),
+                                                        dtype(h, ScalarType::kShort), o16, o16})
+              .ok());
+  CHECK(h.data<int16_t>(o16) == std::vector<int16_t>{-10, 246, 500});
+  // Into uint8, scale 1, zero point 0: 127.5 -> 128 (even).
+  auto o8 = h.out(ScalarType::kByte, {3});
+  auto is = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+  auto iz = h.tensor<int32_t>(ScalarType::kInt, {1}, {-128});
+  auto os = h.tensor<float>(ScalarType::kFloat, {1}, {1.0f});
+  auto oz = h.tensor<int32_t>(ScalarType::kInt, {1}, {0});
+  REQUIRE(h.call("cadence::requantize.out", {in, is, iz, os, oz, dtype(h, ScalarType::kByte), o8, o8}).ok());
+  CHECK(h.data<uint8_t>(o8) == std::vector<uint8_t>{0, 64, 128});
+  CHECK(failure(h, "cadence::requantize.out", {in, is, iz, os, oz, dtype(h, ScalarType::kChar), o8, o8}) ==
+        "cadence::requantize.out: out dtype BYTE does not match out_dtype CHAR");
+  auto oz2 = h.tensor<int32_t>(ScalarType::kInt, {2}, {0, 0});
+  CHECK(failure(h, "cadence::requantize.out", {in, is, iz, os, oz2, dtype(h, ScalarType::kByte), o8, o8}) ==
+        "cadence::requantize.out: out_zero_point must have one element, got [2]");
+}

@@ -238,6 +238,7 @@ std::vector<KernelInfo> cadence_kernels() {
   table.push_back({"cadence::dequantize_per_tensor.out", dequantize_per_tensor_out, 8, {6}});
   table.push_back({"cadence::quantized_conv2d_nchw.per_tensor_out", quantized_conv2d_nchw_per_tensor_out, 16, {14}});
   for (auto& k : cadence::matmul_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::elementwise_kernels()) table.push_back(std::move(k));
   return table;
 }
 

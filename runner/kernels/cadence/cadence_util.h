@@ -80,6 +80,6 @@ inline Status require_contiguous(KernelContext& ctx, const Tensor& t, std::strin
 }
 
 std::vector<KernelInfo> matmul_kernels();       // cadence_linear.cpp
-
+std::vector<KernelInfo> elementwise_kernels();  // cadence_elementwise.cpp
 
 }  // namespace etkit::rt::kernels::cadence
