@@ -320,3 +320,60 @@ TEST_CASE("cadence::requantize: between dtypes and scales", "[cadence]") {
   CHECK(failure(h, "cadence::requantize.out", {in, is, iz, os, oz2, dtype(h, ScalarType::kByte), o8, o8}) ==
         "cadence::requantize.out: out_zero_point must have one element, got [2]");
 }
+
+TEST_CASE("cadence:: dtype-specialised overloads compute as the generic ones and check their dtypes", "[cadence]") {
+  KernelHarness h;
+  // quantize, scale 0.1 (x 10), zero point 5: 0.25 -> 2.5 -> 2 (even) -> 7; -1 -> -10 + 5 -> 0.
+  auto x = h.tensor<float>(ScalarType::kFloat, {2}, {0.25f, -1.0f});
+  auto u8 = h.out(ScalarType::kByte, {2});
+  REQUIRE(h.call("cadence::quantize_per_tensor_asym8u.out",
+                 {x, h.real(0.1), h.integer(5), h.integer(0), h.integer(255), dtype(h, ScalarType::kByte), u8, u8})
+              .ok());
+  CHECK(h.data<uint8_t>(u8) == std::vector<uint8_t>{7, 0});
+  auto i8 = h.out(ScalarType::kChar, {2});
+  CHECK(failure(h, "cadence::quantize_per_tensor_asym8u.out",
+                {x, h.real(0.1), h.integer(5), h.integer(0), h.integer(255), dtype(h, ScalarType::kByte), i8, i8}) ==
+        "cadence::quantize_per_tensor_asym8u.out: out must be BYTE for this overload, not CHAR");
+  // dequantize int16, scale 0.5, zero point 1: 0.5 * -32769 = -16384.5; 0.5 * 32766 = 16383.
+  auto q16 = h.tensor<int16_t>(ScalarType::kShort, {2}, {-32768, 32767});
+  auto f = h.out(ScalarType::kFloat, {2});
+  REQUIRE(h.call("cadence::dequantize_per_tensor_asym16s.out", {q16, h.real(0.5), h.integer(1), h.integer(-32768),
+                                                                h.integer(32767), dtype(h, ScalarType::kShort), f, f})
+              .ok());
+  CHECK(h.data<float>(f) == std::vector<float>{-16384.5f, 16383.0f});
+  // uint8 linear: src - 1 = [2, 4], weight - 2 = [8, -2], bias 1: 1 + 16 - 8 = 9; scale 0.5 -> 4.5 -> 4 (even);
+  // zero point 128 -> 132.
+  auto src = h.tensor<uint8_t>(ScalarType::kByte, {1, 2}, {3, 5});
+  auto w = h.tensor<uint8_t>(ScalarType::kByte, {1, 2}, {10, 0});
+  auto bias = h.tensor<int32_t>(ScalarType::kInt, {1}, {1});
+  auto o = h.out(ScalarType::kByte, {1, 1});
+  REQUIRE(h.call("cadence::quantized_linear_asym8uxasym8u_asym8u.per_tensor_out",
+                 {src, w, bias, h.integer(1), h.integer(2), h.integer(k2p30), h.integer(0), h.integer(128), h.none(), o, o})
+              .ok());
+  CHECK(h.data<uint8_t>(o) == std::vector<uint8_t>{132});
+  CHECK(failure(h, "cadence::quantized_fully_connected_asym8sxasym8s_asym8s.per_tensor_out",
+                {src, w, bias, h.integer(1), h.integer(2), h.integer(k2p30), h.integer(0), h.integer(128), h.none(), o, o}) ==
+        "cadence::quantized_fully_connected_asym8sxasym8s_asym8s.per_tensor_out: src must be CHAR for this overload, not BYTE");
+  // uint8 relu, zero point 100, scale 1: [0, 200] -> [0, 100].
+  auto r = h.tensor<uint8_t>(ScalarType::kByte, {2}, {0, 200});
+  auto ro = h.out(ScalarType::kByte, {2});
+  REQUIRE(h.call("cadence::quantized_relu_asym8u_asym8u.per_tensor_out",
+                 {r, h.integer(100), h.integer(0), h.integer(k2p30), h.integer(1), ro, ro})
+              .ok());
+  CHECK(h.data<uint8_t>(ro) == std::vector<uint8_t>{0, 100});
+  // int8 add, scales 1, zero points 0: 1 + 2 = 3.
+  auto a = h.tensor<int8_t>(ScalarType::kChar, {1}, {1});
+  auto b = h.tensor<int8_t>(ScalarType::kChar, {1}, {2});
+  auto ao = h.out(ScalarType::kChar, {1});
+  REQUIRE(h.call("cadence::quantized_add_asym8sxasym8s_asym8s.per_tensor_out",
+                 {a, h.real(1.0), h.integer(0), b, h.real(1.0), h.integer(0), h.real(1.0), h.integer(0), ao, ao})
+              .ok());
+  CHECK(h.data<int8_t>(ao) == std::vector<int8_t>{3});
+  auto yb = h.tensor<uint8_t>(ScalarType::kByte, {1, 1}, {0});
+  auto xa = h.tensor<int8_t>(ScalarType::kChar, {1, 1}, {0});
+  auto mo = h.out(ScalarType::kChar, {1, 1});
+  CHECK(failure(h, "cadence::quantized_matmul_asym8sxasym8s_asym8s.out",
+                {xa, h.integer(0), yb, h.integer(0), h.none(), h.integer(k2p30), h.integer(0), h.integer(0),
+                 h.boolean(false), mo, mo}) ==
+        "cadence::quantized_matmul_asym8sxasym8s_asym8s.out: Y must be CHAR for this overload, not BYTE");
+}

@@ -208,7 +208,7 @@ Status requantize_per_tensor_out(KernelContext& ctx, std::span<EValue* const> ar
 }  // namespace
 
 std::vector<KernelInfo> elementwise_kernels() {
-  return {
+  std::vector<KernelInfo> table{
       {"cadence::quantized_relu.out", relu_out, 7, {5}},
       {"cadence::quantized_relu.per_tensor_out", relu_per_tensor_out, 7, {5}},
       {"cadence::quantized_add.out", add_out, 10, {8}},
@@ -216,6 +216,19 @@ std::vector<KernelInfo> elementwise_kernels() {
       {"cadence::requantize.out", requantize_out, 8, {6}},
       {"cadence::requantize.per_tensor_out", requantize_per_tensor_out, 8, {6}},
   };
+  table.push_back({"cadence::quantized_relu_asym8s_asym8s.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<relu_per_tensor_out, ScalarType::kChar, 0, 5>(c, a, {"X", "out"});
+  }, 7, {5}});
+  table.push_back({"cadence::quantized_add_asym8sxasym8s_asym8s.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<add_per_tensor_out, ScalarType::kChar, 0, 3, 8>(c, a, {"X", "Y", "out"});
+  }, 10, {8}});
+  table.push_back({"cadence::quantized_relu_asym8u_asym8u.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<relu_per_tensor_out, ScalarType::kByte, 0, 5>(c, a, {"X", "out"});
+  }, 7, {5}});
+  table.push_back({"cadence::quantized_add_asym8uxasym8u_asym8u.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<add_per_tensor_out, ScalarType::kByte, 0, 3, 8>(c, a, {"X", "Y", "out"});
+  }, 10, {8}});
+  return table;
 }
 
 }  // namespace etkit::rt::kernels::cadence

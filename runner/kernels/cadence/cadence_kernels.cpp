@@ -237,6 +237,36 @@ std::vector<KernelInfo> cadence_kernels() {
   table.push_back({"cadence::quantize_per_tensor.out", quantize_per_tensor_out, 8, {6}});
   table.push_back({"cadence::dequantize_per_tensor.out", dequantize_per_tensor_out, 8, {6}});
   table.push_back({"cadence::quantized_conv2d_nchw.per_tensor_out", quantized_conv2d_nchw_per_tensor_out, 16, {14}});
+  table.push_back({"cadence::quantize_per_tensor_asym8s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kChar, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym8s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kChar, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym8u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kByte, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym8u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kByte, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym16s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kShort, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym16s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kShort, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym16u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kUInt16, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym16u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kUInt16, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym32s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kInt, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym32s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kInt, 0>(c, a, {"input"});
+  }, 8, {6}});
   for (auto& k : cadence::matmul_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::elementwise_kernels()) table.push_back(std::move(k));
   return table;

@@ -205,13 +205,32 @@ Status matmul_out(KernelContext& ctx, std::span<EValue* const> args) {
 }  // namespace
 
 std::vector<KernelInfo> matmul_kernels() {
-  return {
+  std::vector<KernelInfo> table{
       {"cadence::quantized_linear.out", linear_out<true>, 11, {9}},
       {"cadence::quantized_linear.per_tensor_out", linear_per_tensor_out<true>, 11, {9}},
       {"cadence::quantized_fully_connected.out", linear_out<false>, 11, {9}},
       {"cadence::quantized_fully_connected.per_tensor_out", linear_per_tensor_out<false>, 11, {9}},
       {"cadence::quantized_matmul.out", matmul_out, 11, {9}},
   };
+  table.push_back({"cadence::quantized_linear_asym8sxasym8s_asym8s.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<linear_per_tensor_out<false>, ScalarType::kChar, 0, 1, 9>(c, a, {"src", "weight", "out"});
+  }, 11, {9}});
+  table.push_back({"cadence::quantized_fully_connected_asym8sxasym8s_asym8s.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<linear_per_tensor_out<false>, ScalarType::kChar, 0, 1, 9>(c, a, {"src", "weight", "out"});
+  }, 11, {9}});
+  table.push_back({"cadence::quantized_matmul_asym8sxasym8s_asym8s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<matmul_out, ScalarType::kChar, 0, 2, 9>(c, a, {"X", "Y", "out"});
+  }, 11, {9}});
+  table.push_back({"cadence::quantized_linear_asym8uxasym8u_asym8u.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<linear_per_tensor_out<false>, ScalarType::kByte, 0, 1, 9>(c, a, {"src", "weight", "out"});
+  }, 11, {9}});
+  table.push_back({"cadence::quantized_fully_connected_asym8uxasym8u_asym8u.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<linear_per_tensor_out<false>, ScalarType::kByte, 0, 1, 9>(c, a, {"src", "weight", "out"});
+  }, 11, {9}});
+  table.push_back({"cadence::quantized_matmul_asym8uxasym8u_asym8u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return fixed_dtype<matmul_out, ScalarType::kByte, 0, 2, 9>(c, a, {"X", "Y", "out"});
+  }, 11, {9}});
+  return table;
 }
 
 }  // namespace etkit::rt::kernels::cadence

@@ -79,6 +79,26 @@ inline Status require_contiguous(KernelContext& ctx, const Tensor& t, std::strin
   return {};
 }
 
+using RawKernel = Status (*)(KernelContext&, std::span<EValue* const>);
+
+// The reference's dtype-specialised overloads (quantized_linear_asym8sxasym8s_asym8s,
+// quantize_per_tensor_asym8s, ...): the generic kernel, once the tensors at
+// `slots` (schema names `names`) are checked to have dtype kT.
+template <RawKernel kFn, ScalarType kT, size_t... kSlots>
+Status fixed_dtype(KernelContext& ctx, std::span<EValue* const> args, std::initializer_list<const char*> names) {
+  const size_t slots[] = {kSlots...};
+  size_t n = 0;
+  for (const char* name : names) {
+    const size_t slot = slots[n++];
+    if (slot >= args.size()) return ctx.fail("expected more arguments");
+    ETKIT_ASSIGN_OR_RETURN(Tensor * t, tensor_arg(ctx, *args[slot], name));
+    if (t->dtype() != kT) {
+      return ctx.fail(std::string(name) + " must be " + dtype_name(kT) + " for this overload, not " + dtype_name(t->dtype()));
+    }
+  }
+  return kFn(ctx, args);
+}
+
 std::vector<KernelInfo> matmul_kernels();       // cadence_linear.cpp
 std::vector<KernelInfo> elementwise_kernels();  // cadence_elementwise.cpp
 
