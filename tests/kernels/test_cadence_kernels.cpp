@@ -267,7 +267,7 @@ TEST_CASE("cadence::quantized_relu: per tensor, and the .out overload's element-
         "cadence::quantized_relu.out: out_multiplier must have one element, got [2]");
 }
 
-TEST_CASE("cadence::quantized_add: dequantize, add in float, requantize; Y broadcasts", "[cadence]") {
+TEST_CASE("cadence::quantized_add: dequantize, add in float, requantize, Y broadcasts", "[cadence]") {
   KernelHarness h;
   // X: 0.5 * (q - 10) = [0, 5, 122.5]; Y: 0.25 * 4 = 1, broadcast; sums [1, 6, 123.5];
   // out scale 2 -> * 0.5 = [0.5, 3, 61.75] -> [0 (even), 3, 62]; zero point 200 -> [200, 203, 262 -> 255].
