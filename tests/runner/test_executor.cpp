@@ -66,7 +66,7 @@ TEST_CASE("every missing operator is listed once, before anything runs", "[runne
   const int32_t t = m.add_planned_tensor(ScalarType::kFloat, {1});
   m.kernel_call("my_ns::frobnicate", "out", {t, t, t});
   m.kernel_call("aten::add", "out", {t, t, m.add_int(1), t, t});
-  m.kernel_call("cadence::quantized_relu", "per_tensor_out", {t, t});
+  m.kernel_call("my_ns::defrobnicate", "out", {t, t});
   m.kernel_call("my_ns::frobnicate", "out", {t, t, t});
   m.set_outputs({t});
   auto p = build_program(b);
@@ -74,7 +74,7 @@ TEST_CASE("every missing operator is listed once, before anything runs", "[runne
   REQUIRE_FALSE(method.ok());
   CHECK(method.error().kind == ErrorKind::kUnsupported);
   CHECK(method.error().message ==
-        "2 missing operators: my_ns::frobnicate.out, cadence::quantized_relu.per_tensor_out");
+        "2 missing operators: my_ns::frobnicate.out, my_ns::defrobnicate.out");
 }
 
 TEST_CASE("a kernel called with the wrong number of arguments is refused at load", "[runner][errors]") {

@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 
+#include "runner/kernels/cadence/cadence_util.h"
 #include "runner/kernels/kernel_groups.h"
 #include "runner/kernels/math/math_util.h"
 #include "runner/kernels/shape/shape_ops.h"
@@ -26,35 +27,10 @@ namespace {
 
 using math::Reader;
 using math::Writer;
-
-struct Range {
-  int64_t lo, hi;
-};
-
-std::optional<Range> dtype_range(ScalarType t) {
-  switch (t) {
-    case ScalarType::kByte: return Range{0, 255};
-    case ScalarType::kChar: return Range{-128, 127};
-    case ScalarType::kShort: return Range{INT16_MIN, INT16_MAX};
-    case ScalarType::kInt: return Range{INT32_MIN, INT32_MAX};
-    case ScalarType::kUInt16: case ScalarType::kBits16: return Range{0, UINT16_MAX};
-    default: return std::nullopt;
-  }
-}
-
-// kernels.cpp's quantize<T>(x, inv_scale, zero_point).
-int64_t quantize_value(float x, float inv_scale, int32_t zero_point, Range r) {
-  const float q = float(zero_point) + std::nearbyint(inv_scale * x);
-  if (std::isnan(q) || q <= float(r.lo)) return r.lo;
-  if (q >= float(r.hi)) return r.hi;  // float(INT32_MAX) rounds up to 2^31
-  return std::clamp(static_cast<int64_t>(q), r.lo, r.hi);
-}
-
-Result<int32_t> zero_point_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
-  ETKIT_ASSIGN_OR_RETURN(int64_t zp, int_arg(ctx, v, what));
-  if (zp < INT32_MIN || zp > INT32_MAX) return ctx.fail(std::string(what) + " " + std::to_string(zp) + " does not fit in int32");
-  return int32_t(zp);
-}
+using cadence::dtype_range;
+using cadence::quantize_value;
+using cadence::Range;
+using cadence::zero_point_arg;
 
 // The unused quant_min, quant_max and dtype arguments must still be well formed.
 Status check_unused_args(KernelContext& ctx, std::span<EValue* const> args) {
@@ -261,6 +237,38 @@ std::vector<KernelInfo> cadence_kernels() {
   table.push_back({"cadence::quantize_per_tensor.out", quantize_per_tensor_out, 8, {6}});
   table.push_back({"cadence::dequantize_per_tensor.out", dequantize_per_tensor_out, 8, {6}});
   table.push_back({"cadence::quantized_conv2d_nchw.per_tensor_out", quantized_conv2d_nchw_per_tensor_out, 16, {14}});
+  table.push_back({"cadence::quantize_per_tensor_asym8s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kChar, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym8s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kChar, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym8u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kByte, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym8u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kByte, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym16s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kShort, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym16s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kShort, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym16u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kUInt16, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym16u.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kUInt16, 0>(c, a, {"input"});
+  }, 8, {6}});
+  table.push_back({"cadence::quantize_per_tensor_asym32s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<quantize_per_tensor_out, ScalarType::kInt, 6>(c, a, {"out"});
+  }, 8, {6}});
+  table.push_back({"cadence::dequantize_per_tensor_asym32s.out", [](KernelContext& c, std::span<EValue* const> a) {
+    return cadence::fixed_dtype<dequantize_per_tensor_out, ScalarType::kInt, 0>(c, a, {"input"});
+  }, 8, {6}});
+  for (auto& k : cadence::matmul_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::elementwise_kernels()) table.push_back(std::move(k));
   return table;
 }
 
