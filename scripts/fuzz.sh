@@ -3,7 +3,7 @@
 # runs each for SECONDS (default 60), seeded from ../shared/fixtures when
 # present and from the saved reproducers. Exits non-zero on any crash, leak,
 # timeout or out-of-memory; the reproducer is saved under build-fuzz/findings/<target>/.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     (FUZZ_SEED=N for a reproducible run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -42,7 +42,7 @@ for t in "${targets[@]}"; do
   cp -n tests/fuzz/regressions/"$t"/*.bin "$corpus/" 2>/dev/null || true
   echo "fuzz: $t for ${seconds}s" >&2
   if ! build-fuzz/tests/fuzz/fuzz-"$t" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
-      -artifact_prefix="$findings/" -print_final_stats=1 2> build-fuzz/fuzz-"$t".log; then
+      -artifact_prefix="$findings/" -print_final_stats=1 ${FUZZ_SEED:+-seed="$FUZZ_SEED"} 2> build-fuzz/fuzz-"$t".log; then
     echo "fuzz: $t FAILED: see build-fuzz/fuzz-$t.log and $findings/" >&2
     tail -40 build-fuzz/fuzz-"$t".log >&2
     status=1
