@@ -181,3 +181,16 @@ TEST_CASE("xnn payload: a FlatBuffer at a misaligned offset is refused, not read
   store_u32_le(shifted.data() + 18, load_u32_le(good.data() + 18) + 1);
   CHECK(read_error(shifted) == "header: the FlatBuffer does not start on an 8-byte boundary");
 }
+
+TEST_CASE("xnn runtime: a constant by key must be in the program's named data", "[xnnpack]") {
+  auto g = add_graph();
+  g.graph().constants[1].named_key = "weights";  // the payload now names it instead of holding it
+  const auto payload = g.payload();
+  auto graph = xnn::read_xnn_payload(ByteSpan(payload));
+  REQUIRE(graph.ok());
+  CHECK(graph->constants[1].named_key == "weights");
+  auto runtime = rt::xnnpack::Runtime::compile(std::move(graph).value(), nullptr, {});
+  REQUIRE_FALSE(runtime.ok());
+  CHECK(runtime.error().field == "xvalues[1]");
+  CHECK(runtime.error().message == "constant 'weights' is not in the program's named data");
+}

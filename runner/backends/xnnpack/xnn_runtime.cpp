@@ -19,6 +19,16 @@ bool matches_dtype(xnn::Datatype d, ScalarType t) {
   return t == scalar_type_of(d);
 }
 
+// A constant's bytes: in the payload, or by key in the program's named data.
+Result<ByteSpan> constant_bytes(const xnn::Graph& g, uint32_t index, const NamedDataMap* named, const char* what,
+                                const std::string& where) {
+  const xnn::Constant& c = g.constants[index];
+  if (c.named_key.empty()) return c.bytes;
+  auto found = named ? named->find(c.named_key) : std::nullopt;
+  if (!found) return compile_error(std::string(what) + " '" + c.named_key + "' is not in the program's named data", where);
+  return *found;
+}
+
 // Scales stored as constant data: fp32 per channel, bf16 per block.
 Status resolve_scales(Slot& slot, const xnn::Graph& g, const NamedDataMap* named, const std::string& where) {
   const auto& q = slot.def->quant;
@@ -40,13 +50,7 @@ Status resolve_scales(Slot& slot, const xnn::Graph& g, const NamedDataMap* named
     }
     return {};
   }
-  const xnn::Constant& c = g.constants[q.scale_buffer_idx];
-  ByteSpan bytes = c.bytes;
-  if (!c.named_key.empty()) {
-    auto found = named ? named->find(c.named_key) : std::nullopt;
-    if (!found) return compile_error("scales '" + c.named_key + "' are not in the program's named data", where);
-    bytes = *found;
-  }
+  ETKIT_ASSIGN_OR_RETURN(const ByteSpan bytes, constant_bytes(g, q.scale_buffer_idx, named, "scales", where));
   const bool bf16 = q.scheme == xnn::QuantScheme::kPerChannelGroup;
   const size_t width = bf16 ? 2 : 4;
   if (bytes.size() / width < q.num_scales) {
@@ -104,18 +108,12 @@ Result<std::unique_ptr<Runtime>> Runtime::compile(xnn::Graph graph, const NamedD
       return Error{ErrorKind::kUnsupported, {}, where, "datatype " + std::string(xnn::datatype_name(v.datatype)) + " is not supported"};
     }
     if (v.is_constant()) {
-      const xnn::Constant& c = g.constants[v.constant_buffer_idx];
-      ByteSpan bytes = c.bytes;
-      if (!c.named_key.empty()) {
-        auto found = named ? named->find(c.named_key) : std::nullopt;
-        if (!found) return compile_error("constant '" + c.named_key + "' is not in the program's named data", where);
-        bytes = *found;
-        size_t numel = 1;
-        for (uint32_t d : v.dims) numel *= d;  // bounded by the reader's size check
-        if (bytes.size() < xnn::datatype_bytes(v.datatype, numel)) {
-          return compile_error("constant '" + c.named_key + "' holds " + std::to_string(bytes.size()) + " bytes, " +
-                               std::to_string(xnn::datatype_bytes(v.datatype, numel)) + " needed", where);
-        }
+      ETKIT_ASSIGN_OR_RETURN(const ByteSpan bytes, constant_bytes(g, v.constant_buffer_idx, named, "constant", where));
+      size_t numel = 1;
+      for (uint32_t d : v.dims) numel *= d;  // bounded by the reader's size check
+      if (bytes.size() < xnn::datatype_bytes(v.datatype, numel)) {
+        return compile_error("constant " + std::to_string(v.constant_buffer_idx) + " holds " + std::to_string(bytes.size()) +
+                             " bytes, " + std::to_string(xnn::datatype_bytes(v.datatype, numel)) + " needed", where);
       }
       // Constants are read-only; node functions never write their inputs.
       s.data = const_cast<uint8_t*>(bytes.data());
