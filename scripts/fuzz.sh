@@ -23,13 +23,21 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz-}"
 
-# Seeds: what each target reads, from the fixtures (absent in a bare clone).
+# Seeds: what each target reads, from tests/fuzz/seeds/ and the fixtures
+# (absent in a bare clone).
 seeds_for() {
   local fixtures=../shared/fixtures
+  ls tests/fuzz/seeds/"$1"/* 2>/dev/null
+  [ -d "$fixtures" ] || return 0
   case "$1" in
-    xnnpack) [ -d "$fixtures" ] && ls "$fixtures"/pte/*xnnpack*.pte "$fixtures"/wild/pte/*xnnpack*.pte \
-                                        "$fixtures"/wild/pte/djl_spike_*.pte "$fixtures"/wild/pte/simpletm_model.pte 2>/dev/null ;;
-  esac
+    xnnpack) ls "$fixtures"/pte/*xnnpack*.pte "$fixtures"/wild/pte/*xnnpack*.pte \
+                "$fixtures"/wild/pte/djl_spike_*.pte "$fixtures"/wild/pte/simpletm_model.pte ;;
+    program) ls "$fixtures"/pte/*.pte "$fixtures"/wild/pte/*.pte ;;
+    etdump) ls "$fixtures"/etdump/*.etdp ;;
+    bundled) ls "$fixtures"/bpte/*.bpte ;;
+    etrecord) ls "$fixtures"/etrecord/*.etrecord ;;
+    ptd) ls "$fixtures"/ptd/*.ptd "$fixtures"/wild/ptd/*.ptd ;;
+  esac 2>/dev/null
   return 0
 }
 

@@ -13,4 +13,13 @@ namespace etkit::fuzz {
 // in turn: read, compile and run once on small generated inputs.
 int xnnpack_payload(const uint8_t* data, size_t size);
 
+// The file readers (fuzz_readers.cpp), each through the entry point its tool uses.
+int program(const uint8_t* data, size_t size);      // .pte
+int etdump(const uint8_t* data, size_t size);       // .etdp, and event blocks with a debug buffer
+int bundled(const uint8_t* data, size_t size);      // .bpte
+int etrecord(const uint8_t* data, size_t size);     // ETRecord zip (JSON members, pickles)
+int npy(const uint8_t* data, size_t size);          // .npy
+int ptd(const uint8_t* data, size_t size);          // .ptd (FlatTensor)
+int json_encode(const uint8_t* data, size_t size);  // et-dump-decode --encode
+
 }  // namespace etkit::fuzz

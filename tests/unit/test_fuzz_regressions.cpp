@@ -20,15 +20,19 @@ std::vector<uint8_t> file_bytes(const std::filesystem::path& p) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+// Every file in regressions/<target>/ and seeds/<target>/ (either may be absent).
 size_t replay(const std::string& target, int (*fn)(const uint8_t*, size_t)) {
   size_t count = 0;
-  const std::filesystem::path dir = std::filesystem::path(ETKIT_FUZZ_REGRESSIONS_DIR) / target;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  const std::filesystem::path root(ETKIT_FUZZ_DIR);
+  for (const auto& dir : {root / "regressions" / target, root / "seeds" / target}) {
+    if (!std::filesystem::is_directory(dir)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
-    INFO(entry.path().string());
-    const auto bytes = file_bytes(entry.path());
-    CHECK(fn(bytes.data(), bytes.size()) == 0);
-    ++count;
+      INFO(entry.path().string());
+      const auto bytes = file_bytes(entry.path());
+      CHECK(fn(bytes.data(), bytes.size()) == 0);
+      ++count;
+    }
   }
   return count;
 }
@@ -45,6 +49,16 @@ TEST_CASE("fuzz regressions: xnnpack reproducers and seeds run without a crash",
   n.window = xnn::Window{0, 0, 0, 0, 2, 2, 2, 2, 1, 1};
   const auto payload = g.payload();
   CHECK(fuzz::xnnpack_payload(payload.data(), payload.size()) == 0);
+}
+
+TEST_CASE("fuzz regressions: the reader targets replay their reproducers and seeds", "[fuzz]") {
+  replay("program", fuzz::program);
+  replay("etdump", fuzz::etdump);
+  replay("bundled", fuzz::bundled);
+  replay("etrecord", fuzz::etrecord);
+  replay("ptd", fuzz::ptd);
+  CHECK(replay("npy", fuzz::npy) >= 1);          // seeds/npy/mlp-output.npy
+  CHECK(replay("json-encode", fuzz::json_encode) >= 1);  // seeds/json-encode/mlp.json
 }
 
 TEST_CASE("fuzz regressions: the XNNPACK fixtures through the fuzz target", "[fuzz][xnnpack][fixtures]") {
