@@ -153,3 +153,10 @@ TEST_CASE("file kinds are detected by identifier", "[json]") {
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().message.find("'TFL3'") != std::string::npos);
 }
+
+TEST_CASE("encode: a number beyond double is a one-line error, not an exception", "[json]") {
+  auto r = encode_from_json(R"({"version": 1e400, "execution_plan": []})");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == ErrorKind::kBadInput);
+  CHECK(r.error().message == "invalid JSON: number overflow parsing '1e400'");
+}

@@ -350,6 +350,11 @@ Result<std::vector<uint8_t>> encode_from_json(std::string_view json_text) {
     const std::string what = e.what();
     const auto at = what.find("parse error ");
     return bad_input("invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range.406, a number beyond double ("number overflow parsing '1e400'").
+    const std::string what = e.what();
+    const auto at = what.find("] ");
+    return bad_input("invalid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
   }
   if (deeper_than(doc, kMaxJsonDepth)) {
     return bad_input("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
