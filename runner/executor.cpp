@@ -76,7 +76,9 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
           if (!status) {
             if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::ticks());
             Error e = std::move(status).error();
-            e.kind = ErrorKind::kRuntime;
+            // A backend failing is a runtime failure, unless what it ran was malformed
+            // (an XNNPACK node whose shapes do not fit, say): that stays bad input.
+            if (e.kind != ErrorKind::kBadInput) e.kind = ErrorKind::kRuntime;
             return std::move(e).in(at_instruction(method, c, pc));
           }
           break;

@@ -5,6 +5,7 @@
 #include "libcore/formats/npy/npy.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "libcore/formats/xnnpack/xnn_builder.h"
 #include "tests/support/small_programs.h"
 #include "tests/support/test_support.h"
 
@@ -250,4 +251,27 @@ TEST_CASE("et-run --list-kernels prints the registry and MODEL is otherwise requ
   auto none = test::run_tool("et-run", "");
   CHECK(none.exit_code == 2);
   CHECK(none.err == "et-run: error: MODEL is required\n");
+}
+
+TEST_CASE("et-run: an XNNPACK payload whose shapes do not fit is bad input (exit 2) naming the node", "[cli][et-run][xnnpack]") {
+  // A fully connected node whose filter expects 4 input channels, fed [1, 3].
+  xnn::GraphBuilder g;
+  const uint32_t x = g.input({1, 3});
+  const uint32_t w = g.constant<float>({2, 4}, std::vector<float>(8, 1.0f));
+  const uint32_t y = g.output({1, 2});
+  g.node(xnn::NodeType::kFullyConnected, {x, w, xnn::kInvalidId}, {y});
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t in = m.add_planned_tensor(ScalarType::kFloat, {1, 3});
+  const int32_t out = m.add_planned_tensor(ScalarType::kFloat, {1, 2});
+  m.delegate_call(m.add_delegate("XnnpackBackend", g.payload()), {in, out});
+  m.set_inputs({in});
+  m.set_outputs({out});
+  const auto path = test::scratch_dir() / "bad_fc.pte";
+  test::write_bytes(path, *pte::write_program(b.build()));
+  auto r = test::run_tool("et-run", test::shell_quote(path));
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("instructions[0].xnodes[0] (FullyConnected): input's last dimension 3 does not match the filter's 4 input channels") !=
+        std::string::npos);
 }

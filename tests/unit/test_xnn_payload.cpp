@@ -130,6 +130,7 @@ TEST_CASE("xnn runtime: shape mismatches at run time name the node", "[xnnpack]"
   auto s = run_xnn(payload, args);
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().field == "xnodes[0] (FullyConnected)");
+  CHECK(s.error().kind == ErrorKind::kBadInput);  // exit 2: the payload's shapes are wrong
   CHECK(s.error().message == "input's last dimension 3 does not match the filter's 4 input channels");
   // A wrong dtype for an external value names the argument.
   std::vector<XnnArg> ints = {xnn_arg<int32_t>({1, 3}, {1, 2, 3}, ScalarType::kInt), xnn_out({1, 2})};

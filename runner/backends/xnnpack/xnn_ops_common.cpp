@@ -6,7 +6,9 @@
 
 namespace etkit::rt::xnnpack {
 
-Error node_error(const std::string& message) { return Error{ErrorKind::kRuntime, {}, {}, message}; }
+// A node's shapes or parameters that the payload got wrong: bad input (exit 2),
+// found when the shapes are known, at run time.
+Error node_error(const std::string& message) { return Error{ErrorKind::kBadInput, {}, {}, message}; }
 
 size_t element_size(xnn::Datatype d) {
   switch (d) {
