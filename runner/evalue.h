@@ -40,4 +40,18 @@ struct EValue {
   double scalar_as_double() const { return tag == Tag::kDouble ? d : tag == Tag::kBool ? double(b) : double(i); }
 };
 
+// True when `v` is, or lists, a tensor for which `test` holds.
+template <typename Test>
+bool any_tensor(const EValue& v, Test test) {
+  if (v.tag == Tag::kTensor) return test(*v.tensor);
+  if (v.tag == Tag::kTensorList || v.tag == Tag::kOptionalTensorList) {
+    for (const Tensor* t : v.tensor_list) {
+      if (t && test(*t)) return true;
+    }
+  }
+  return false;
+}
+inline bool holds_read_only(const EValue& v) { return any_tensor(v, [](const Tensor& t) { return t.read_only(); }); }
+inline bool holds_released(const EValue& v) { return any_tensor(v, [](const Tensor& t) { return t.released(); }); }
+
 }  // namespace etkit::rt

@@ -40,6 +40,13 @@ class EventTracer {
   explicit EventTracer(DebugLevel level = DebugLevel::kNone);
 
   DebugLevel debug_level() const { return level_; }
+
+  // Bound on what one ETDump may hold (events and logged tensor bytes, by a
+  // conservative estimate of their encoded size); the executor stops a run
+  // that reaches it.
+  void set_max_bytes(uint64_t max_bytes) { max_bytes_ = max_bytes; }
+  uint64_t max_bytes() const { return max_bytes_; }
+  bool over_limit() const { return records_.size() * kBytesPerEvent + buffer_.bytes().size() > max_bytes_; }
   // A raw timestamp for profile(); cheap (about 10 ns with the TSC).
   static uint64_t ticks();
 
@@ -59,6 +66,11 @@ class EventTracer {
   // Logs a Tensor, TensorList, Int, Double or Bool (other kinds are not
   // loggable, as in ETDumpGen). `program_output` marks Tensor/TensorList.
   void log_value(int32_t chain, int32_t instruction, const EValue& value, bool program_output);
+
+  // An encoded ProfileEvent takes 40-70 bytes and a DebugEvent with its
+  // Tensor table more: 96 overestimates both.
+  static constexpr uint64_t kBytesPerEvent = 96;
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
 
   // The ETDump of everything recorded (the tracer is empty afterwards) and
   // the used part of the debug buffer.
@@ -86,6 +98,7 @@ class EventTracer {
   size_t bytes_before_block_ = 0;  // buffer size when the current block began
   uint64_t start_ticks_ = 0;
   uint64_t start_ns_ = 0;
+  uint64_t max_bytes_ = kDefaultMaxBytes;
 };
 
 }  // namespace etkit::rt

@@ -22,9 +22,36 @@ Result<bool> condition(const EValue& v) {
   return Error{ErrorKind::kRuntime, {}, {}, "condition must be a Bool or a BOOL tensor, not " + std::string(tag_name(v.tag))};
 }
 
+Error bad_program(const LoadedMethod& m, size_t chain, size_t pc, std::string message) {
+  return Error{ErrorKind::kBadInput, {}, at_instruction(m, chain, pc), std::move(message)};
+}
+
+// What an instruction may not be given, which only shows at run time (a
+// MoveCall can hand any value to any slot): a tensor a FreeCall released,
+// or a constant as the memory a kernel writes.
+Status check_arguments(const LoadedMethod& m, const CompiledInstruction& instr, bool check_released, size_t chain,
+                       size_t pc) {
+  if (check_released) {
+    for (const EValue* arg : instr.args) {
+      if (holds_released(*arg)) return bad_program(m, chain, pc, "uses a tensor after a FreeCall released it");
+    }
+  }
+  if (instr.kind == CompiledInstruction::Kind::kKernel) {
+    for (const EValue* out : instr.logged_outputs) {
+      if (holds_read_only(*out)) return bad_program(m, chain, pc, instr.op_name + " would write into a constant of the program");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
-Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
+Status Executor::execute(LoadedMethod& method, EventTracer* tracer, const ExecuteLimits& limits) {
+  for (Tensor* t : method.released_) t->set_released(false);
+  method.released_.clear();
+  const bool check_released = method.has_free_calls_;
+  const bool timed = limits.timeout.count() > 0;
+  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
   const bool log_intermediates = tracer && tracer->debug_level() >= DebugLevel::kIntermediateOutputs;
   uint64_t execute_start = 0;
   if (tracer) {
@@ -38,11 +65,22 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
     const int32_t chain_id = static_cast<int32_t>(c);
     size_t pc = 0;
     while (pc < chain.size()) {
-      if (++executed > kMaxInstructions) {
+      if (++executed > limits.max_instructions) {
         return Error{ErrorKind::kRuntime, {}, at_instruction(method, c, pc),
-                     "more than " + std::to_string(kMaxInstructions) + " instructions executed (endless loop?)"};
+                     "more than " + std::to_string(limits.max_instructions) + " instructions executed (endless loop?)"};
+      }
+      if (timed && std::chrono::steady_clock::now() > deadline) {
+        return Error{ErrorKind::kRuntime, {}, at_instruction(method, c, pc),
+                     "execution exceeded its time limit after " + std::to_string(executed - 1) + " instructions"};
+      }
+      if (tracer && tracer->over_limit()) {
+        return Error{ErrorKind::kRuntime, {}, at_instruction(method, c, pc),
+                     "the ETDump would exceed its size limit of " + std::to_string(tracer->max_bytes()) + " bytes"};
       }
       const CompiledInstruction& instr = chain[pc];
+      if (instr.kind == CompiledInstruction::Kind::kKernel || instr.kind == CompiledInstruction::Kind::kDelegate) {
+        ETKIT_TRY(check_arguments(method, instr, check_released, c, pc));
+      }
       const int32_t id = static_cast<int32_t>(pc);
       size_t next = pc + 1;
       const uint64_t start = tracer ? EventTracer::ticks() : 0;
@@ -102,12 +140,25 @@ Status Executor::execute(LoadedMethod& method, EventTracer* tracer) {
           if (v.tag != Tag::kTensor) {
             return Error{ErrorKind::kRuntime, {}, at_instruction(method, c, pc), "FreeCall on a non-tensor value"};
           }
-          v.tensor->set_data(nullptr);
+          // The memory stays the method's; what ends is the value's life in
+          // this execution (a later use is an error, see check_arguments).
+          if (!v.tensor->released()) {
+            v.tensor->set_released(true);
+            method.released_.push_back(v.tensor);
+          }
           break;
         }
       }
       if (tracer) tracer->profile(scope, chain_id, id, start, EventTracer::ticks());
       pc = next;
+    }
+  }
+  if (check_released) {
+    for (size_t i = 0; i < method.num_outputs(); ++i) {
+      if (holds_released(method.output(i))) {
+        return Error{ErrorKind::kBadInput, {}, "method '" + method.name() + "'.outputs[" + std::to_string(i) + "]",
+                     "the output was released by a FreeCall"};
+      }
     }
   }
   if (tracer) {

@@ -9,19 +9,14 @@
 namespace etkit::rt {
 namespace {
 
-constexpr size_t kAlignment = 64;
-
 std::string indexed(std::string_view name, size_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
 
 Error load_error(std::string message, std::string field = {}) {
   return Error{ErrorKind::kBadInput, {}, std::move(field), std::move(message)};
 }
 
-std::unique_ptr<uint8_t, void (*)(void*)> allocate_zeroed(uint64_t size) {
-  const size_t bytes = align_up(size == 0 ? 1 : size, kAlignment);
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, bytes));
-  if (p) std::memset(p, 0, bytes);
-  return {p, &std::free};
+bool aligned_for(const void* p, size_t element) {
+  return element <= 1 || reinterpret_cast<uintptr_t>(p) % std::min<size_t>(element, 16) == 0;
 }
 
 // The event name the runtime's generated wrappers use (runtime_events.md
@@ -49,6 +44,12 @@ std::vector<std::string> BackendRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& [name, backend] : backends_) out.push_back(name);
   return out;
+}
+
+size_t LoadedMethod::instruction_count() const {
+  size_t n = 0;
+  for (const auto& chain : chains_) n += chain.size();
+  return n;
 }
 
 uint64_t LoadedMethod::arena_bytes() const {
@@ -128,10 +129,35 @@ struct Loader {
   const pte::ExecutionPlan& plan;
   const LoadOptions& options;
   LoadedMethod& method;
-  std::vector<std::unique_ptr<uint8_t, void (*)(void*)>>& memory;
+  std::vector<Buffer>& memory;
   std::vector<uint64_t>& arena_sizes;
   std::deque<Tensor>& tensors;
   std::deque<std::vector<Tensor*>>& tensor_lists;
+  uint64_t allocated = 0;
+
+  // Memory this method owns, within LoadOptions::memory_limit.
+  Result<uint8_t*> allocate(uint64_t nbytes, std::string_view what) {
+    if (nbytes > options.memory_limit || allocated > options.memory_limit - nbytes) {
+      return load_error(std::string(what) + " of " + std::to_string(nbytes) + " bytes would take the method's memory to " +
+                        std::to_string(allocated + nbytes) + " bytes, beyond its limit of " +
+                        std::to_string(options.memory_limit));
+    }
+    memory.push_back(allocate_zeroed(nbytes));
+    if (!memory.back()) {
+      return Error{ErrorKind::kRuntime, {}, {}, "out of memory for " + std::string(what) + " of " + std::to_string(nbytes) + " bytes"};
+    }
+    allocated += nbytes;
+    return memory.back().get();
+  }
+
+  // Read-only data used in place when aligned for its elements, else copied
+  // into aligned memory of the method's own (kernels load whole elements).
+  Result<void*> constant_data(ByteSpan bytes, size_t element, std::string_view what) {
+    if (aligned_for(bytes.data(), element)) return const_cast<uint8_t*>(bytes.data());
+    ETKIT_ASSIGN_OR_RETURN(uint8_t* copy, allocate(bytes.size(), what));
+    std::memcpy(copy, bytes.data(), bytes.size());
+    return static_cast<void*>(copy);
+  }
 
   Result<ByteSpan> constant_bytes(uint32_t index, uint64_t nbytes) {
     const auto& cs = program.constant_segment;
@@ -173,16 +199,20 @@ struct Loader {
       if (d >= seen.size() || seen[d]) return load_error("dim_order is not a permutation");
       seen[d] = true;
     }
-    uint64_t nbytes = element_size(t.scalar_type).value_or(1);
+    const size_t element = element_size(t.scalar_type).value_or(1);
+    uint64_t numel = 1;
     uint64_t span = 1;  // zeros as ones: bounds the strides of an empty tensor too
     for (int32_t s : t.sizes) {
       if (s < 0) return load_error("negative size " + std::to_string(s));
-      nbytes *= uint64_t(s);
-      span *= s == 0 ? 1 : uint64_t(s);
-      if (nbytes > (uint64_t(1) << 40)) return load_error("tensor larger than 1 TiB");
-      if (span > uint64_t(kMaxSpan)) return load_error("sizes whose strides exceed 2^40 elements");
+      // Checked before multiplying: numel <= span <= 2^40, so nothing wraps.
+      const uint64_t factor = s == 0 ? 1 : uint64_t(s);
+      if (span > uint64_t(kMaxSpan) / factor) return load_error("sizes whose strides exceed 2^40 elements");
+      span *= factor;
+      numel *= uint64_t(s);
     }
+    const uint64_t nbytes = numel * element;
     void* data = nullptr;
+    bool read_only = false;
     const bool external = t.extra_tensor_info && t.extra_tensor_info->location == pte::TensorDataLocation::kExternal;
     if (external) {
       const auto& key = t.extra_tensor_info->fully_qualified_name;
@@ -197,28 +227,30 @@ struct Loader {
         return load_error("external tensor '" + *key + "' has a different dtype, shape or size");
       }
       if (t.allocation_info) {
-        ETKIT_ASSIGN_OR_RETURN(data, planned(*t.allocation_info, nbytes));
+        ETKIT_ASSIGN_OR_RETURN(data, planned(*t.allocation_info, nbytes, element));
         std::memcpy(data, entry->bytes.data(), nbytes);
       } else {
-        data = const_cast<uint8_t*>(entry->bytes.data());
+        ETKIT_ASSIGN_OR_RETURN(data, constant_data(entry->bytes.first(nbytes), element, "an unaligned external tensor"));
+        read_only = true;
       }
     } else if (t.allocation_info) {
-      ETKIT_ASSIGN_OR_RETURN(data, planned(*t.allocation_info, nbytes));
+      ETKIT_ASSIGN_OR_RETURN(data, planned(*t.allocation_info, nbytes, element));
       if (t.data_buffer_idx > 0) ETKIT_TRY(copy_initial(t.data_buffer_idx, data, nbytes));
     } else if (t.data_buffer_idx > 0) {
       ETKIT_ASSIGN_OR_RETURN(ByteSpan bytes, constant_bytes(t.data_buffer_idx, nbytes));
-      // Constants are read-only by contract; kernels never write their inputs.
-      data = const_cast<uint8_t*>(bytes.data());
+      ETKIT_ASSIGN_OR_RETURN(data, constant_data(bytes, element, "an unaligned constant"));
+      read_only = true;
     } else {
-      memory.push_back(allocate_zeroed(nbytes));
-      if (!memory.back()) return Error{ErrorKind::kRuntime, {}, {}, "out of memory for a " + std::to_string(nbytes) + "-byte tensor"};
-      data = memory.back().get();
+      ETKIT_ASSIGN_OR_RETURN(uint8_t* buffer, allocate(nbytes, "an unplanned tensor"));
+      data = buffer;
     }
     tensors.emplace_back(static_cast<ScalarType>(t.scalar_type), t.sizes, t.dim_order, data, t.shape_dynamism);
+    // Constants live in the mapped file (or stand for it): nothing may write them.
+    if (read_only) tensors.back().mark_read_only();
     return &tensors.back();
   }
 
-  Result<void*> planned(const pte::AllocationDetails& a, uint64_t nbytes) {
+  Result<void*> planned(const pte::AllocationDetails& a, uint64_t nbytes, size_t element) {
     if (a.memory_id == 0 || a.memory_id > arena_sizes.size()) {
       return load_error("memory_id " + std::to_string(a.memory_id) + " names no arena (" +
                         std::to_string(arena_sizes.size()) + " planned)");
@@ -228,7 +260,13 @@ struct Loader {
       return load_error("bytes [" + std::to_string(a.memory_offset) + ", +" + std::to_string(nbytes) +
                         ") lie outside arena " + std::to_string(a.memory_id) + " of " + std::to_string(size) + " bytes");
     }
-    return static_cast<void*>(memory[a.memory_id - 1].get() + a.memory_offset);
+    void* p = memory[a.memory_id - 1].get() + a.memory_offset;
+    // Arenas are 64-byte aligned, so this is the offset's alignment.
+    if (!aligned_for(p, element)) {
+      return load_error("memory_offset " + std::to_string(a.memory_offset) + " is not aligned for " +
+                        std::to_string(element) + "-byte elements");
+    }
+    return p;
   }
 
   Status copy_initial(uint32_t index, void* data, uint64_t nbytes) {
@@ -320,23 +358,30 @@ Result<std::unique_ptr<LoadedMethod>> load_method(const pte::Program& program, s
   const KernelRegistry& kernels = options.kernels ? *options.kernels : portable_kernel_registry();
 
   if (plan->chains.empty()) return load_error("no chains", where);
-  // Arenas: entry 0 of non_const_buffer_sizes is a placeholder.
-  for (size_t k = 1; k < plan->non_const_buffer_sizes.size(); ++k) {
-    const int64_t size = plan->non_const_buffer_sizes[k];
-    if (size < 0 || uint64_t(size) > (uint64_t(1) << 40)) {
-      return load_error("arena size " + std::to_string(size) + " is invalid", where + "." + indexed("non_const_buffer_sizes", k));
-    }
-    method->arena_sizes_.push_back(uint64_t(size));
-    method->memory_.push_back(allocate_zeroed(uint64_t(size)));
-    if (!method->memory_.back()) return Error{ErrorKind::kRuntime, {}, {}, "out of memory for a " + std::to_string(size) + "-byte arena"};
-  }
-
   Loader loader{program, *plan, options, *method, method->memory_, method->arena_sizes_, method->tensors_,
                 method->tensor_lists_};
+  // Arenas: entry 0 of non_const_buffer_sizes is a placeholder.
+  for (size_t k = 1; k < plan->non_const_buffer_sizes.size(); ++k) {
+    const std::string field = where + "." + indexed("non_const_buffer_sizes", k);
+    const int64_t size = plan->non_const_buffer_sizes[k];
+    if (size < 0) return load_error("arena size " + std::to_string(size) + " is negative", field);
+    auto arena = loader.allocate(uint64_t(size), "arena " + std::to_string(k));
+    if (!arena) return std::move(arena).error().in(field);
+    method->arena_sizes_.push_back(uint64_t(size));
+  }
+
   method->values_.resize(plan->values.size());
   for (size_t i = 0; i < plan->values.size(); ++i) {
     auto s = loader.make_value(i, method->values_[i]);
     if (!s) return std::move(s).error().in(where + "." + indexed("values", i));
+  }
+  // Inputs are written by the caller: never into a constant.
+  for (size_t k = 0; k < plan->inputs.size(); ++k) {
+    const EValue& v = method->values_[size_t(plan->inputs[k])];
+    if (v.tag == Tag::kTensor && v.tensor->read_only()) {
+      return load_error("input " + std::to_string(k) + " is value " + std::to_string(plan->inputs[k]) +
+                        ", a constant of the program", where + "." + indexed("inputs", k));
+    }
   }
 
   // Delegates: every backend must be registered and initialise.
@@ -396,7 +441,13 @@ Result<std::unique_ptr<LoadedMethod>> load_method(const pte::Program& program, s
           }
           if (!ci.kernel->prim) ci.event_name = ci.kernel->custom ? ci.op_name : native_call_name(op);
           for (int slot : ci.kernel->out_args) {
-            if (slot >= 0 && size_t(slot) < k->args.size()) ci.logged_outputs.push_back(&method->values_[size_t(k->args[size_t(slot)])]);
+            if (slot < 0 || size_t(slot) >= k->args.size()) continue;
+            EValue& out = method->values_[size_t(k->args[size_t(slot)])];
+            if (holds_read_only(out)) {
+              return load_error(ci.op_name + " would write its output (value " + std::to_string(k->args[size_t(slot)]) +
+                                ") into a constant of the program", iwhere);
+            }
+            ci.logged_outputs.push_back(&out);
           }
         }
         ci.args = to_args(k->args);
@@ -419,6 +470,7 @@ Result<std::unique_ptr<LoadedMethod>> load_method(const pte::Program& program, s
       } else if (const auto* f = std::get_if<pte::FreeCall>(&instr)) {
         ci.kind = CompiledInstruction::Kind::kFree;
         ci.a = f->value_index;
+        method->has_free_calls_ = true;
       }
       compiled.push_back(std::move(ci));
     }

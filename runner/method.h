@@ -5,7 +5,14 @@
 //
 // Memory: arenas are zero-filled, 64-byte aligned blocks, one per
 // non_const_buffer_sizes[1..]; unplanned tensors get a runtime buffer of
-// their declared (upper-bound) size. The Program must outlive the method.
+// their declared (upper-bound) size. Together they must fit
+// LoadOptions::memory_limit. The Program must outlive the method.
+//
+// What the file cannot be trusted with is checked here, once: every size in
+// checked arithmetic, every planned offset inside its arena and aligned for
+// its dtype, constants never written (kernel out arguments, delegate
+// outputs and method inputs that are constants are refused), and a bound on
+// the instructions one execution may run.
 #pragma once
 
 #include <deque>
@@ -16,6 +23,7 @@
 #include "libcore/formats/program/program.h"
 #include "libcore/support/result.h"
 #include "runner/backend.h"
+#include "runner/buffer.h"
 #include "runner/evalue.h"
 #include "runner/kernel_registry.h"
 
@@ -34,10 +42,15 @@ class ExternalData {
   virtual const Entry* find(std::string_view key) const = 0;
 };
 
+// Default bound on the memory a method allocates (arenas plus unplanned
+// tensors); constants stay in the program file and do not count.
+inline constexpr uint64_t kDefaultMemoryLimit = uint64_t(4) << 30;
+
 struct LoadOptions {
   const KernelRegistry* kernels = nullptr;    // default: the portable kernels
   const BackendRegistry* backends = nullptr;  // default: none
   const ExternalData* external_data = nullptr;
+  uint64_t memory_limit = kDefaultMemoryLimit;
 };
 
 struct CompiledInstruction {
@@ -64,6 +77,8 @@ class LoadedMethod {
   std::span<EValue> values() { return values_; }
   // Bytes of planned memory (the arenas).
   uint64_t arena_bytes() const;
+  // Instructions over all chains, as the program lists them.
+  size_t instruction_count() const;
 
   // Copies `bytes` into input i (a tensor), resizing it to `sizes` first.
   Status set_input_tensor(size_t i, ScalarType dtype, std::span<const int32_t> sizes, ByteSpan bytes);
@@ -79,12 +94,16 @@ class LoadedMethod {
   std::vector<EValue> values_;
   std::deque<Tensor> tensors_;
   std::deque<std::vector<Tensor*>> tensor_lists_;
-  std::vector<std::unique_ptr<uint8_t, void (*)(void*)>> memory_;  // arenas and runtime buffers
+  std::vector<Buffer> memory_;  // arenas and runtime buffers
   std::vector<uint64_t> arena_sizes_;
   std::vector<std::vector<CompiledInstruction>> chains_;
   std::vector<std::shared_ptr<void>> delegate_handles_;
   std::vector<Backend*> delegate_backends_;
   std::unique_ptr<KernelContext> context_;
+  // FreeCalls: tensors released during the current execution. Only methods
+  // with a FreeCall pay for checking their arguments against it.
+  bool has_free_calls_ = false;
+  std::vector<Tensor*> released_;
 };
 
 // Fails with one message listing every missing operator, or naming the

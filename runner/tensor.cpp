@@ -62,9 +62,11 @@ static Status resize_impl(std::span<const Int> sizes, size_t rank, pte::ShapeDyn
     if (sizes[i] < 0 || sizes[i] > INT32_MAX) {
       return Error{ErrorKind::kRuntime, {}, {}, "invalid size " + std::to_string(sizes[i])};
     }
+    // Checked before multiplying: numel <= span <= 2^40 never wraps.
+    const int64_t factor = sizes[i] == 0 ? 1 : int64_t(sizes[i]);
+    if (span > kMaxSpan / factor) return Error{ErrorKind::kRuntime, {}, {}, "sizes whose strides exceed 2^40 elements"};
+    span *= factor;
     numel *= int64_t(sizes[i]);
-    span *= sizes[i] == 0 ? 1 : int64_t(sizes[i]);
-    if (span > kMaxSpan) return Error{ErrorKind::kRuntime, {}, {}, "sizes whose strides exceed 2^40 elements"};
     if (numel > capacity && dynamism != pte::ShapeDynamism::kStatic) break;
   }
   if (dynamism == pte::ShapeDynamism::kStatic) {
@@ -103,6 +105,8 @@ void Tensor::alias(const Tensor& other) {
   numel_ = other.numel_;
   element_size_ = other.element_size_;
   data_ = other.data_;
+  // A view of a constant is as read-only as the constant.
+  read_only_ = other.read_only_;
 }
 
 std::string Tensor::shape_string() const {

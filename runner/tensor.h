@@ -50,6 +50,14 @@ class Tensor {
   const T* data_as() const { return static_cast<const T*>(data_); }
   void set_data(void* data) { data_ = data; }
 
+  // Memory the method must never write: a constant of the program or of
+  // external data, mapped read-only from the file.
+  bool read_only() const { return read_only_; }
+  void mark_read_only() { read_only_ = true; }
+  // Released by a FreeCall: any later use in the same execution is an error.
+  bool released() const { return released_; }
+  void set_released(bool released) { released_ = released; }
+
   // Resizes as a kernel resizes its out tensor: same rank; a STATIC tensor
   // only to its own sizes, a DYNAMIC_BOUND one up to its capacity.
   // Allocates nothing when the rank is unchanged.
@@ -71,6 +79,8 @@ class Tensor {
   size_t element_size_ = 4;
   void* data_ = nullptr;
   pte::ShapeDynamism dynamism_ = pte::ShapeDynamism::kStatic;
+  bool read_only_ = false;
+  bool released_ = false;
 };
 
 // Strides of `sizes` laid out in `dim_order` (a size of 0 counts as 1).

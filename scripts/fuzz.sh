@@ -32,7 +32,7 @@ seeds_for() {
   case "$1" in
     xnnpack) ls "$fixtures"/pte/*xnnpack*.pte "$fixtures"/wild/pte/*xnnpack*.pte \
                 "$fixtures"/wild/pte/djl_spike_*.pte "$fixtures"/wild/pte/simpletm_model.pte ;;
-    program) ls "$fixtures"/pte/*.pte "$fixtures"/wild/pte/*.pte ;;
+    program|runner) ls "$fixtures"/pte/*.pte "$fixtures"/wild/pte/*.pte ;;
     etdump) ls "$fixtures"/etdump/*.etdp ;;
     bundled) ls "$fixtures"/bpte/*.bpte ;;
     etrecord) ls "$fixtures"/etrecord/*.etrecord ;;

@@ -44,4 +44,23 @@ inline std::string identifier_at(ByteSpan bytes, size_t offset) {
   return id;
 }
 
+// Text from a file, safe inside a one-line message: bytes outside printable
+// ASCII as \xNN, cut after `max` characters with "...".
+inline std::string printable(std::string_view text, size_t max = 64) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c > 0x7e || c == '\\') {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
 }  // namespace etkit

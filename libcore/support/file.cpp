@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace etkit {
@@ -157,6 +158,49 @@ Status write_file(const std::string& path, ByteSpan bytes) {
 
 Status write_text_file(const std::string& path, std::string_view text) {
   return write_file(path, ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+namespace {
+
+Status write_all(const std::string& dir, const std::vector<NamedBytes>& files) {
+  std::vector<std::unique_ptr<OutputFile>> outputs;
+  for (const auto& file : files) {
+    if (file.name.empty() || file.name.find('/') != std::string::npos || file.name == "." || file.name == "..") {
+      return Error{ErrorKind::kUsage, {}, {}, "'" + file.name + "' is not a plain file name"};
+    }
+    ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(dir + "/" + file.name));
+    ETKIT_TRY(out->write(file.bytes));
+    outputs.push_back(std::move(out));
+  }
+  for (auto& out : outputs) ETKIT_TRY(out->commit());
+  return {};
+}
+
+}  // namespace
+
+Status write_files(const std::string& dir, const std::vector<NamedBytes>& files) {
+  if (dir.empty() || dir == "-") return Error{ErrorKind::kUsage, {}, {}, "'" + dir + "' is not a directory name"};
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return io_error(dir, "exists and is not a directory");
+    return write_all(dir, files);
+  }
+  std::string trimmed = dir;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string temp = trimmed + ".etkit-tmp-XXXXXX";
+  if (mkdtemp(temp.data()) == nullptr) return io_error(dir, "cannot create directory: " + errno_text());
+  Status written = write_all(temp, files);
+  if (written) {
+    // mkdtemp creates 0700; give the directory the usual permissions.
+    mode_t mask = umask(0);
+    umask(mask);
+    ::chmod(temp.c_str(), 0777 & ~mask);
+    if (std::rename(temp.c_str(), trimmed.c_str()) == 0) return {};
+    written = io_error(dir, "cannot rename into place: " + errno_text());
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(temp, ignored);
+  return written;
 }
 
 }  // namespace etkit

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "libcore/support/bytes.h"
 #include "libcore/support/result.h"
@@ -73,5 +74,15 @@ class OutputFile {
 // Writes `bytes` (or `text`) to `path` atomically.
 Status write_file(const std::string& path, ByteSpan bytes);
 Status write_text_file(const std::string& path, std::string_view text);
+
+struct NamedBytes {
+  std::string name;  // a plain file name, no directory part
+  std::vector<uint8_t> bytes;
+};
+// Writes a set of files into directory `dir`, all or none: a directory that
+// does not exist yet appears (renamed from a temporary one) only with every
+// file in it; into an existing one, every file is written to a temporary
+// name first and renamed into place only once all of them are written.
+Status write_files(const std::string& dir, const std::vector<NamedBytes>& files);
 
 }  // namespace etkit

@@ -84,6 +84,19 @@ using etkit::float_to_bfloat16;
 using etkit::float_to_half;
 using etkit::half_to_float;
 
+// ATen's integer arithmetic wraps in two's complement; C++'s signed overflow
+// is undefined. So integers compute in the unsigned type of their promotion
+// (unsigned int for 8- and 16-bit types: unsigned short * unsigned short
+// would promote to int and overflow) and convert back (modular in C++20).
+template <typename T>
+using WrappingType = std::make_unsigned_t<decltype(+T())>;
+template <typename T>
+T wrapping_add(T a, T b) { return static_cast<T>(WrappingType<T>(a) + WrappingType<T>(b)); }
+template <typename T>
+T wrapping_sub(T a, T b) { return static_cast<T>(WrappingType<T>(a) - WrappingType<T>(b)); }
+template <typename T>
+T wrapping_mul(T a, T b) { return static_cast<T>(WrappingType<T>(a) * WrappingType<T>(b)); }
+
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::kFloat || t == ScalarType::kDouble || t == ScalarType::kHalf || t == ScalarType::kBFloat16;
 }

@@ -22,4 +22,8 @@ int npy(const uint8_t* data, size_t size);          // .npy
 int ptd(const uint8_t* data, size_t size);          // .ptd (FlatTensor)
 int json_encode(const uint8_t* data, size_t size);  // et-dump-decode --encode
 
+// The runtime (fuzz_runner.cpp): a program loaded and executed as et-run does.
+int runner(const uint8_t* data, size_t size);         // raw .pte bytes
+int runner_mutate(const uint8_t* data, size_t size);  // field edits to valid programs built in memory
+
 }  // namespace etkit::fuzz

@@ -101,3 +101,42 @@ TEST_CASE("empty tensors produce empty outputs", "[kernels][add]") {
   REQUIRE(h.call("aten::add.out", {a, a, h.integer(1), out, out}).ok());
   CHECK(h.tensor_at(out).numel() == 0);
 }
+
+TEST_CASE("integer add, sub, mul and div wrap in two's complement as ATen does", "[kernels][add][mul][hostile]") {
+  // Signed overflow is undefined in C++; ATen's results are the wrapped ones:
+  // INT32_MAX + 1 = INT32_MIN, INT32_MIN - 1 = INT32_MAX,
+  // 65536 * 65536 = 2^32 = 0 (mod 2^32), 46341^2 = 2147488281 - 2^32 = -2147479015,
+  // and INT32_MIN / -1 = INT32_MIN (no trap).
+  KernelHarness h;
+  auto a = h.tensor<int32_t>(ScalarType::kInt, {3}, {INT32_MAX, INT32_MIN, 65536});
+  auto one = h.tensor<int32_t>(ScalarType::kInt, {3}, {1, 1, 65536});
+  auto sum = h.out(ScalarType::kInt, {3});
+  REQUIRE(h.call("aten::add.out", {a, one, h.integer(1), sum, sum}).ok());
+  CHECK(h.data<int32_t>(sum) == std::vector<int32_t>{INT32_MIN, INT32_MIN + 1, 131072});
+  auto diff = h.out(ScalarType::kInt, {3});
+  REQUIRE(h.call("aten::sub.out", {a, one, h.integer(1), diff, diff}).ok());
+  CHECK(h.data<int32_t>(diff) == std::vector<int32_t>{INT32_MAX - 1, INT32_MAX, 0});
+  auto prod = h.out(ScalarType::kInt, {3});
+  REQUIRE(h.call("aten::mul.out", {a, one, prod, prod}).ok());
+  CHECK(h.data<int32_t>(prod) == std::vector<int32_t>{INT32_MAX, INT32_MIN, 0});
+  auto sq = h.tensor<int32_t>(ScalarType::kInt, {1}, {46341});
+  auto sq_out = h.out(ScalarType::kInt, {1});
+  REQUIRE(h.call("aten::mul.out", {sq, sq, sq_out, sq_out}).ok());
+  CHECK(h.data<int32_t>(sq_out) == std::vector<int32_t>{-2147479015});
+  // alpha scales in the integer type too: INT64_MAX as alpha (not representable as a double).
+  auto l = h.tensor<int64_t>(ScalarType::kLong, {1}, {0});
+  auto lone = h.tensor<int64_t>(ScalarType::kLong, {1}, {1});
+  auto lout = h.out(ScalarType::kLong, {1});
+  REQUIRE(h.call("aten::add.out", {l, lone, h.integer(INT64_MAX), lout, lout}).ok());
+  CHECK(h.data<int64_t>(lout) == std::vector<int64_t>{INT64_MAX});
+  auto minus_one = h.tensor<int32_t>(ScalarType::kInt, {1}, {-1});
+  auto imin = h.tensor<int32_t>(ScalarType::kInt, {1}, {INT32_MIN});
+  auto q = h.out(ScalarType::kInt, {1});
+  REQUIRE(h.call("aten::div.out_mode", {imin, minus_one, h.string("trunc"), q, q}).ok());
+  CHECK(h.data<int32_t>(q) == std::vector<int32_t>{INT32_MIN});
+  // 16-bit products promote to int in C++: 32767 * 32767 = 1073676289 = 0x3fff0001 -> 0x0001 = 1.
+  auto s = h.tensor<int16_t>(ScalarType::kShort, {1}, {32767});
+  auto s_out = h.out(ScalarType::kShort, {1});
+  REQUIRE(h.call("aten::mul.out", {s, s, s_out, s_out}).ok());
+  CHECK(h.data<int16_t>(s_out) == std::vector<int16_t>{1});
+}

@@ -29,3 +29,36 @@ TEST_CASE("write_text and write_text_file write the text's bytes atomically", "[
   CHECK(failed.error().kind == ErrorKind::kIo);
   CHECK(failed.error().file == missing.string());
 }
+
+TEST_CASE("write_files writes a directory of outputs all or none", "[support][file][hostile]") {
+  const auto dir = test::scratch_dir();
+  const std::vector<NamedBytes> good = {{"output-0.npy", {1, 2, 3}}, {"output-1.json", {'{', '}'}}};
+  SECTION("a new directory appears only with every file in it") {
+    const auto target = dir / "outs";
+    REQUIRE(write_files(target.string(), good).ok());
+    CHECK(test::read_bytes(target / "output-0.npy") == std::vector<uint8_t>{1, 2, 3});
+    CHECK(test::read_bytes(target / "output-1.json") == std::vector<uint8_t>{'{', '}'});
+    // A failure on the second file leaves no directory and no temporary one.
+    const auto failed_target = dir / "failed";
+    const std::vector<NamedBytes> bad = {{"output-0.npy", {1}}, {"../escape", {2}}};
+    REQUIRE_FALSE(write_files(failed_target.string(), bad).ok());
+    CHECK_FALSE(std::filesystem::exists(failed_target));
+    size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+    CHECK(entries == 1);  // only "outs"
+    CHECK_FALSE(std::filesystem::exists(dir / "escape"));
+  }
+  SECTION("into an existing directory, nothing is renamed into place unless all were written") {
+    const auto target = dir / "existing";
+    std::filesystem::create_directory(target);
+    const std::vector<NamedBytes> bad = {{"output-0.npy", {1}}, {"", {2}}};
+    REQUIRE_FALSE(write_files(target.string(), bad).ok());
+    CHECK(std::filesystem::is_empty(target));
+  }
+  SECTION("'-' and a file in the way are refused") {
+    CHECK(write_files("-", good).error().kind == ErrorKind::kUsage);
+    const auto file = dir / "plain";
+    REQUIRE(write_text_file(file.string(), "x").ok());
+    CHECK(write_files(file.string(), good).error().message == "exists and is not a directory");
+  }
+}

@@ -5,10 +5,30 @@
 #include <iostream>
 
 namespace etkit::tools {
+namespace {
+
+// Messages quote names and text from untrusted files: control characters
+// are escaped so the diagnostic stays one line (UTF-8 passes through).
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 void print_error(const std::string& tool, const Error& error) {
   std::fflush(stdout);
-  std::fprintf(stderr, "%s: error: %s\n", tool.c_str(), error.describe().c_str());
+  std::fprintf(stderr, "%s: error: %s\n", tool.c_str(), one_line(error.describe()).c_str());
 }
 
 void print_warning(const std::string& tool, const std::string& message) {

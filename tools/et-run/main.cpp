@@ -40,6 +40,10 @@ struct Options {
   bool list_kernels = false;
   bool list_backends = false;
   std::string delegate_debug_ids = "names";
+  uint64_t max_memory = kDefaultMemoryLimit;
+  uint64_t max_instructions = kDefaultMaxInstructions;
+  double timeout_s = 0;
+  uint64_t max_etdump_size = EventTracer::kDefaultMaxBytes;
 };
 
 // The delegates et-run runs on the host.
@@ -86,7 +90,10 @@ void print_output(size_t i, const EValue& v) {
   }
 }
 
-Status save_output(const std::filesystem::path& dir, size_t i, const EValue& v) {
+// One output as the file --output-dir holds: output-N.npy for a tensor,
+// output-N.json for anything else.
+Result<NamedBytes> encode_output(size_t i, const EValue& v) {
+  const std::string stem = "output-" + std::to_string(i);
   if (v.tag == Tag::kTensor) {
     const Tensor& t = *v.tensor;
     std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
@@ -98,7 +105,7 @@ Status save_output(const std::filesystem::path& dir, size_t i, const EValue& v) 
                   t.element_size());
     });
     ETKIT_ASSIGN_OR_RETURN(auto npy_bytes, npy::write_npy(t.dtype(), shape, ByteSpan(bytes)));
-    return write_file((dir / ("output-" + std::to_string(i) + ".npy")).string(), npy_bytes);
+    return NamedBytes{stem + ".npy", std::move(npy_bytes)};
   }
   std::string json;
   switch (v.tag) {
@@ -114,7 +121,7 @@ Status save_output(const std::filesystem::path& dir, size_t i, const EValue& v) 
     default: json = "{\"" + std::string(tag_name(v.tag)) + "\": null}"; break;
   }
   json += "\n";
-  return write_text_file((dir / ("output-" + std::to_string(i) + ".json")).string(), json);
+  return NamedBytes{stem + ".json", std::vector<uint8_t>(json.begin(), json.end())};
 }
 
 Result<int> run(const Options& o) {
@@ -135,8 +142,15 @@ Result<int> run(const Options& o) {
   for (const auto& path : o.data_files) ETKIT_TRY(external.add(path));
 
   std::optional<EventTracer> tracer;
-  if (!o.etdump.empty()) tracer.emplace(level);
+  if (!o.etdump.empty()) {
+    tracer.emplace(level);
+    tracer->set_max_bytes(o.max_etdump_size);
+  }
   LoadOptions load_options;
+  load_options.memory_limit = o.max_memory;
+  ExecuteLimits limits;
+  limits.max_instructions = o.max_instructions;
+  limits.timeout = std::chrono::nanoseconds(int64_t(o.timeout_s * 1e9));
   if (!o.data_files.empty()) load_options.external_data = &external;
   const BackendRegistry backends = host_backends(o);
   load_options.backends = &backends;
@@ -188,7 +202,7 @@ Result<int> run(const Options& o) {
 
   auto execute_once = [&](EventTracer* t) -> Status {
     for (size_t i = 0; i < inputs.size(); ++i) ETKIT_TRY(set_input(method, i, inputs[i]));
-    return execute(method, t);
+    return execute(method, t, limits);
   };
   for (size_t w = 0; w < o.warmup; ++w) ETKIT_TRY(execute_once(nullptr));
   std::vector<double> times_ms;
@@ -208,10 +222,12 @@ Result<int> run(const Options& o) {
     for (size_t i = 0; i < method.num_outputs(); ++i) print_output(i, method.output(i));
   }
   if (!o.output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.output_dir, ec);
-    if (ec) return io_error(o.output_dir, "cannot create directory: " + ec.message());
-    for (size_t i = 0; i < method.num_outputs(); ++i) ETKIT_TRY(save_output(o.output_dir, i, method.output(i)));
+    std::vector<NamedBytes> files;
+    for (size_t i = 0; i < method.num_outputs(); ++i) {
+      ETKIT_ASSIGN_OR_RETURN(auto file, encode_output(i, method.output(i)));
+      files.push_back(std::move(file));
+    }
+    ETKIT_TRY(write_files(o.output_dir, files));
   }
   if (tracer) {
     ETKIT_TRY(write_file(o.etdump, tracer->finish()));
@@ -276,6 +292,17 @@ int main(int argc, char** argv) {
   app.add_option("--debug-buffer", o.debug_buffer, "where the logged tensors go (default: ETDUMP.debug.bin)");
   app.add_option("--output-dir", o.output_dir, "write output-0.npy, output-1.npy, ... (non-tensors as output-N.json)");
   app.add_flag("--print-outputs", o.print_outputs, "print the outputs on standard output");
+  app.add_option("--max-memory", o.max_memory,
+                 "bound on the memory the method allocates (arenas and unplanned tensors; suffixes KiB, MiB, GiB)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  app.add_option("--max-instructions", o.max_instructions, "bound on the instructions one execution runs")
+      ->capture_default_str();
+  app.add_option("--timeout", o.timeout_s, "bound on one execution's wall time in seconds (default: none)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-etdump-size", o.max_etdump_size, "bound on the ETDump's size (suffixes KiB, MiB, GiB)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "no timing summary on standard error");
   return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
     if (o.list_kernels) {

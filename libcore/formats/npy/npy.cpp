@@ -68,7 +68,7 @@ Result<Array> read_npy(ByteSpan file) {
       known = true;
     }
   }
-  if (!known) return unsupported(".npy dtype '" + descr + "' is not supported");
+  if (!known) return unsupported(".npy dtype '" + printable(descr) + "' is not supported");
   if (dict_value(header, "fortran_order") != "False") return unsupported("Fortran-order .npy arrays are not supported");
 
   const std::string shape = dict_value(header, "shape");
@@ -80,11 +80,12 @@ Result<Array> read_npy(ByteSpan file) {
     if (pos >= shape.size() || shape[pos] == ')') break;
     size_t end = pos;
     while (end < shape.size() && shape[end] >= '0' && shape[end] <= '9') ++end;
-    if (end == pos || end - pos > 12) return bad_input("malformed shape " + shape + " in the .npy header");
+    if (end == pos || end - pos > 12) return bad_input("malformed shape " + printable(shape) + " in the .npy header");
     const int64_t dim = std::stoll(shape.substr(pos, end - pos));
     array.shape.push_back(dim);
+    // Checked before multiplying (a dim is below 10^12 < 2^40, so is numel).
+    if (dim != 0 && numel > (uint64_t(1) << 40) / uint64_t(dim)) return bad_input("shape " + printable(shape) + " is too large");
     numel *= uint64_t(dim);
-    if (numel > (uint64_t(1) << 40)) return bad_input("shape " + shape + " is too large");
     pos = end;
   }
   const uint64_t nbytes = numel * element_size(int(array.dtype)).value_or(1);

@@ -149,6 +149,8 @@ Offset<flatbuffers::Vector<Offset<Table>>> build_aligned_blobs(FlatBufferBuilder
   return b.CreateVector(items);
 }
 
+constexpr uint64_t kMaxSegmentGap = uint64_t(64) << 10;
+
 Status check_segments(const std::vector<DataSegment>& segments, const std::vector<ByteSpan>& data) {
   if (segments.size() != data.size()) {
     return bad_input("segments lists " + std::to_string(segments.size()) + " entries but " +
@@ -164,8 +166,13 @@ Status check_segments(const std::vector<DataSegment>& segments, const std::vecto
     if (segments[i].offset < end) {
       return bad_input("offset " + std::to_string(segments[i].offset) + " overlaps the previous segment", where);
     }
-    if (!in_bounds(segments[i].offset, segments[i].size, uint64_t(1) << 40)) {
-      return bad_input("offset " + std::to_string(segments[i].offset) + " is implausibly large", where);
+    // Only alignment padding may separate segments (ExecuTorch aligns them to
+    // at most a 64 KiB page): the output is never much larger than its data.
+    if (segments[i].offset - end > kMaxSegmentGap) {
+      return bad_input("offset " + std::to_string(segments[i].offset) + " leaves a gap of " +
+                           std::to_string(segments[i].offset - end) + " bytes after the previous segment (at most " +
+                           std::to_string(kMaxSegmentGap) + " of alignment padding)",
+                       where);
     }
     end = segments[i].offset + segments[i].size;
   }

@@ -229,10 +229,12 @@ Status Runtime::bind_externals(std::span<EValue* const> args) {
       return bad_input(what + " is " + std::string(scalar_type_name(int(t.dtype()))) + ", the graph expects " +
                        std::string(xnn::datatype_name(v.datatype)));
     }
+    if (v.is_external_output() && t.read_only()) {
+      return bad_input(what + " is an output of the delegate, but a constant of the program");
+    }
     s.external = &t;
     if (v.is_external_input()) {
       if (t.dim() > 6) return bad_input(what + " has rank " + std::to_string(t.dim()) + ", XNNPACK takes at most 6");
-      if (t.data() == nullptr && t.numel() > 0) return bad_input(what + " has no memory (freed?)");
       // XNNPACK sees the dims in memory order (XNNExecutor::prepare_args).
       s.dims.resize(t.dim());
       for (size_t j = 0; j < t.dim(); ++j) s.dims[j] = size_t(t.size(t.dim_order()[j]));

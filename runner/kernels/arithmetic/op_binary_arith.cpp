@@ -40,9 +40,20 @@ Status run(KernelContext& ctx, Arith op, const Tensor& a, const Tensor& b, Scala
   }
   ETKIT_TRY(prepare_binary(ctx, a, b, out, compute));
   const double alpha_value = alpha ? alpha->scalar_as_double() : 1.0;
+  // Integer alpha as the integer it is (a double of 2^63 would not convert).
+  const int64_t alpha_int = !alpha ? 1 : alpha->tag == Tag::kInt ? alpha->i : alpha->tag == Tag::kBool ? int64_t(alpha->b) : 0;
   bool divided_by_zero = false;
   Status status = binary_loop(ctx, a, b, out, compute, [&](auto x, auto y) {
     using CT = decltype(x);
+    if constexpr (std::is_integral_v<CT> && !std::is_same_v<CT, bool>) {
+      const CT al = static_cast<CT>(alpha_int);
+      switch (op) {
+        case Arith::kAdd: return wrapping_add(x, wrapping_mul(al, y));
+        case Arith::kSub: return wrapping_sub(x, wrapping_mul(al, y));
+        case Arith::kMul: return wrapping_mul(x, y);
+        default: break;
+      }
+    }
     const CT al = static_cast<CT>(alpha_value);
     switch (op) {
       case Arith::kAdd:
@@ -66,6 +77,10 @@ Status run(KernelContext& ctx, Arith op, const Tensor& a, const Tensor& b, Scala
           if (y == 0) {
             divided_by_zero = true;
             return CT{0};
+          }
+          // INT_MIN / -1 traps: negate, wrapping as ATen does.
+          if constexpr (std::is_signed_v<CT>) {
+            if (y == -1) return wrapping_sub(CT{0}, x);
           }
           CT q = static_cast<CT>(x / y);
           if (rounding == Rounding::kFloor && (x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<CT>(q - 1);

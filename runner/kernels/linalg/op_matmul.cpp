@@ -139,7 +139,7 @@ void broadcast_copy(const Tensor& src, Tensor& out) {
   const int64_t elem = int64_t(out.element_size());
   auto* dst = static_cast<uint8_t*>(out.data());
   const auto* from = static_cast<const uint8_t*>(src.data());
-  for_each_element(out, src, [&](int64_t o, int64_t s) { std::memcpy(dst + o * elem, from + s * elem, size_t(elem)); });
+  for_each_element(out, src, [&](int64_t o, int64_t s) { std::memmove(dst + o * elem, from + s * elem, size_t(elem)); });
 }
 
 // (self, mat1, mat2, beta, alpha, out, ret): out = beta * self + alpha * (mat1 @ mat2),
@@ -225,7 +225,7 @@ Status linear_out(KernelContext& ctx, std::span<EValue* const> args) {
     const int64_t elem = int64_t(out->element_size());
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        std::memcpy(static_cast<uint8_t*>(out->data()) + (i * o.si + j * o.sj) * elem,
+        std::memmove(static_cast<uint8_t*>(out->data()) + (i * o.si + j * o.sj) * elem,
                     static_cast<const uint8_t*>(bias->data()) + j * bias->strides()[0] * elem, size_t(elem));
       }
     }

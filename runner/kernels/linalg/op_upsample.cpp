@@ -129,7 +129,7 @@ Status upsample_nearest2d_vec_out(KernelContext& ctx, std::span<EValue* const> a
           const int64_t row = n * is[0] + c * is[1] + nearest_source(oy, in_h, t.h, scale_h) * is[2];
           const int64_t out_row = n * os[0] + c * os[1] + oy * os[2];
           for (int64_t ox = 0; ox < t.w; ++ox) {
-            std::memcpy(dst + (out_row + ox * os[3]) * kBytes, src + (row + columns[size_t(ox)] * is[3]) * kBytes,
+            std::memmove(dst + (out_row + ox * os[3]) * kBytes, src + (row + columns[size_t(ox)] * is[3]) * kBytes,
                         size_t(kBytes));
           }
         }

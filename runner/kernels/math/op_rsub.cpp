@@ -11,8 +11,7 @@ namespace {
 template <typename T>
 T reverse_subtract(T self, T other, T alpha) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(other) - static_cast<U>(static_cast<U>(alpha) * static_cast<U>(self))));
+    return wrapping_sub(other, wrapping_mul(alpha, self));
   } else {
     return other - alpha * self;
   }

@@ -92,7 +92,7 @@ Status et_copy_index(KernelContext& ctx, std::span<EValue* const> args) {
   const int64_t n = from->numel();
   if (n == 0) return {};
   if (to->is_contiguous() && from->is_contiguous()) {
-    std::memcpy(dst + size_t(index * n) * element, src, size_t(n) * element);
+    std::memmove(dst + size_t(index * n) * element, src, size_t(n) * element);
     return {};
   }
   // Any dim order: walk copy_from's logical indices.
@@ -104,7 +104,7 @@ Status et_copy_index(KernelContext& ctx, std::span<EValue* const> args) {
       src_off += pos[d] * from->strides()[d];
       dst_off += pos[d] * to->strides()[d + 1];
     }
-    std::memcpy(dst + size_t(dst_off) * element, src + size_t(src_off) * element, element);
+    std::memmove(dst + size_t(dst_off) * element, src + size_t(src_off) * element, element);
     for (size_t d = rank; d-- > 0;) {
       if (++pos[d] < from->size(d)) break;
       pos[d] = 0;

@@ -161,7 +161,7 @@ Status masked_fill_scalar_out(KernelContext& ctx, std::span<EValue* const> args)
   const View src = View::of(*self), dst = View::of(*out), m = View::of(*mask);
   const size_t e = dst.element_size;
   for_each_broadcast(*out, *self, *mask, [&](int64_t o, int64_t s, int64_t k) {
-    std::memcpy(dst.at(o), *m.at(k) != 0 ? value.bytes : src.at(s), e);
+    std::memmove(dst.at(o), *m.at(k) != 0 ? value.bytes : src.at(s), e);
   });
   return {};
 }

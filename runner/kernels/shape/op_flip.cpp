@@ -36,7 +36,7 @@ void roll_flat(const Tensor& self, int64_t shift, Tensor& out) {
       from += (flat % src.sizes[d]) * src.strides[d];
       flat /= src.sizes[d];
     }
-    std::memcpy(dst.at(offset_at(i, dst.strides)), src.at(from), e);
+    std::memmove(dst.at(offset_at(i, dst.strides)), src.at(from), e);
   });
 }
 

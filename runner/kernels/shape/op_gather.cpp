@@ -70,7 +70,7 @@ Status gather_out(KernelContext& ctx, std::span<EValue* const> args) {
   for_each_index(idx.sizes, [&](const int64_t* i) {
     const int64_t value = load_index(*index, offset_at(i, idx.strides));
     const int64_t from = offset_at(i, src.strides) + (value - i[dim]) * dim_stride;
-    std::memcpy(dst.at(offset_at(i, dst.strides)), src.at(from), e);
+    std::memmove(dst.at(offset_at(i, dst.strides)), src.at(from), e);
   });
   return {};
 }

@@ -255,7 +255,7 @@ void gather_elements(const Tensor& self, Plan& plan, Tensor& out) {
   const View src = View::of(self), dst = View::of(out);
   const size_t e = src.element_size;
   for_each_index(dst.sizes, [&](const int64_t* c) {
-    std::memcpy(dst.at(dst.offset + offset_at(c, dst.strides)), src.at(indexed_offset(self, plan, src, c)), e);
+    std::memmove(dst.at(dst.offset + offset_at(c, dst.strides)), src.at(indexed_offset(self, plan, src, c)), e);
   });
 }
 
@@ -347,7 +347,7 @@ Status put_indexed(KernelContext& ctx, const Tensor& self, std::span<Tensor* con
     uint8_t* to = dst.at(plan.num_indexed > 0 ? indexed_offset(self, plan, dst, c) : offset_at(c, dst.strides));
     const uint8_t* value = from.at(from.offset + offset_at(c, from.strides));
     if (accumulate) accumulate_element(dst.dtype, to, value);
-    else std::memcpy(to, value, e);
+    else std::memmove(to, value, e);
   });
   return {};
 }
@@ -423,7 +423,7 @@ Status masked_scatter_out(KernelContext& ctx, std::span<EValue* const> args) {
   const size_t e = dst.element_size;
   for_each_index(shape, [&](const int64_t* c) {
     if (*flags.at(offset_at(c, flags.strides)) == 0) return;
-    std::memcpy(dst.at(offset_at(c, dst.strides)), src.at(offset_at(source_index, src.strides)), e);
+    std::memmove(dst.at(offset_at(c, dst.strides)), src.at(offset_at(source_index, src.strides)), e);
     for (size_t d = src.rank(); d-- > 0;) {
       if (++source_index[d] < src.sizes[d]) break;
       source_index[d] = 0;

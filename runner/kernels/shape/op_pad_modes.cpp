@@ -63,7 +63,7 @@ KernelFn pad_kernel(size_t dims, bool reflection) {
         }
         from += coord * src.strides[d];
       }
-      std::memcpy(dst.at(offset_at(c, dst.strides)), src.at(from), e);
+      std::memmove(dst.at(offset_at(c, dst.strides)), src.at(from), e);
     });
     return {};
   };

@@ -113,7 +113,7 @@ Status tril_out(KernelContext& ctx, std::span<EValue* const> args) {
   for_each_index(src.sizes, [&](const int64_t* c) {
     uint8_t* to = dst.at(offset_at(c, dst.strides));
     // j - i lies in (-2^31, 2^31): no overflow against any diagonal.
-    if (c[rank - 1] - c[rank - 2] <= diagonal) std::memcpy(to, src.at(offset_at(c, src.strides)), e);
+    if (c[rank - 1] - c[rank - 2] <= diagonal) std::memmove(to, src.at(offset_at(c, src.strides)), e);
     else std::memset(to, 0, e);
   });
   return {};

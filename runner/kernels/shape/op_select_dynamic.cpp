@@ -70,7 +70,7 @@ Status masked_select_out(KernelContext& ctx, std::span<EValue* const> args) {
   int64_t next = 0;
   for_each_index(shape, [&](const int64_t* c) {
     if (*flags.at(offset_at(c, flags.strides)) == 0) return;
-    std::memcpy(dst.at(next * dst.strides[0]), values.at(offset_at(c, values.strides)), e);
+    std::memmove(dst.at(next * dst.strides[0]), values.at(offset_at(c, values.strides)), e);
     ++next;
   });
   return {};

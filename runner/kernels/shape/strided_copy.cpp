@@ -178,7 +178,7 @@ View reshaped(const View& v, const Shape& sizes) {
 
 template <size_t N>
 inline void copy_one(uint8_t* dst, const uint8_t* src) {
-  std::memcpy(dst, src, N);
+  std::memmove(dst, src, N);
 }
 
 // Same dtype, same shape: whole runs by memcpy where both are dense along
@@ -190,7 +190,7 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
   const int64_t n = w.sizes[r - 1];
   if (w.dst[r - 1] == 1 && w.src[r - 1] == 1) {
     walk_outer(w, r - 1, od, os, [&](int64_t d, int64_t s) {
-      std::memcpy(dst + d * int64_t(N), src + s * int64_t(N), size_t(n) * N);
+      std::memmove(dst + d * int64_t(N), src + s * int64_t(N), size_t(n) * N);
     });
     return;
   }
@@ -316,7 +316,7 @@ Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
     }
   }
   const size_t e = dst.element_size;
-  walk_pair(dst, src, [&](int64_t d, int64_t s) { std::memcpy(dst.at(d), src.at(s), e); });
+  walk_pair(dst, src, [&](int64_t d, int64_t s) { std::memmove(dst.at(d), src.at(s), e); });
   return {};
 }
 
