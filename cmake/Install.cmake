@@ -22,5 +22,6 @@ install(FILES ${PROJECT_BINARY_DIR}/etkitConfig.cmake ${PROJECT_BINARY_DIR}/etki
 # The .pc file finds its prefix from its own location, so the tree can be
 # installed anywhere (cmake --install --prefix, or a package).
 file(RELATIVE_PATH ETKIT_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" ETKIT_PC_TO_PREFIX "${ETKIT_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/etkit.pc.in ${PROJECT_BINARY_DIR}/etkit.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/etkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -44,7 +44,7 @@ TEST_CASE("every tool's --version prints its name and the CMake project version"
   }
 }
 
-TEST_CASE("--generate-completion is hidden and rejects shells it does not know", "[cli][completion]") {
+TEST_CASE("the completion generator is hidden from --help and rejects shells it does not know", "[cli][completion]") {
   CHECK(test::run_tool("et-inspect", "--help").out.find("generate-completion") == std::string::npos);
   const auto fish = test::run_tool("et-inspect", "--generate-completion fish");
   CHECK(fish.exit_code == 2);

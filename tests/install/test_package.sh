@@ -47,6 +47,15 @@ need_file usr/lib/cmake/etkit/etkitConfigVersion.cmake
 need_file usr/lib/cmake/etkit/etkitTargets.cmake
 need_file usr/lib/pkgconfig/etkit.pc
 
+# The unpacked tree works where it lands: a tool runs, and pkg-config
+# resolves the relocatable etkit.pc to it.
+dpkg-deb -x "$deb" "$tmp/root"
+"$tmp/root/usr/bin/et-inspect" --version | grep -Eq '^et-inspect [0-9]+\.[0-9]+\.[0-9]+' ||
+  { echo "package: usr/bin/et-inspect --version failed" >&2; failed=1; }
+cflags=$(PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig pkg-config --cflags etkit)
+[[ $cflags == *"-I$tmp/root/usr/lib/pkgconfig/../../include/etkit "* ]] ||
+  { echo "package: pkg-config --cflags etkit gave '$cflags'" >&2; failed=1; }
+
 if [ "$failed" -ne 0 ]; then
   cat "$tmp/info" >&2
   exit 1
