@@ -6,7 +6,10 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libcli11-dev flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
-  libspdlog-dev catch2 libzip-dev libbenchmark-dev
+  catch2 libzip-dev libbenchmark-dev
+  help2man  # man pages of the tools (skipped with a message when absent)
+  zsh  # the syntax check of the generated zsh completions
+  dpkg-dev  # dpkg-shlibdeps: the .deb's runtime dependencies (cpack -G DEB)
   graphviz chromium  # et-graph --format svg/png; the HTML report's browser test
 )
 

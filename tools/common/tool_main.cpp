@@ -3,6 +3,10 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
+
+#include "tools/common/completion.h"
+#include "tools/common/version.h"
 
 namespace etkit::tools {
 namespace {
@@ -39,6 +43,21 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Result<in
   // A closed pipe (e.g. `| head`) ends the tool quietly instead of killing it.
   std::signal(SIGPIPE, SIG_IGN);
   app.footer(kExitCodeHelp);
+  app.set_version_flag("--version", version_line(app.get_name()));
+  // Hidden, and handled before parsing so that required arguments and
+  // subcommands do not stand in the way: the build runs it for the
+  // installed completions.
+  if (argc >= 2 && std::string_view(argv[1]) == "--generate-completion") {
+    Result<std::string> script =
+        argc == 3 ? completion_script(app, argv[2])
+                  : Result<std::string>(Error{ErrorKind::kUsage, {}, {}, "usage: --generate-completion bash|zsh"});
+    if (!script) {
+      print_error(app.get_name(), script.error());
+      return exit_code_for(script.error());
+    }
+    std::fwrite(script->data(), 1, script->size(), stdout);
+    return std::fflush(stdout) == 0 ? kExitOk : kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -15,7 +15,8 @@
 namespace etkit::tools {
 
 // Parses argv with `app`, then runs `body`. `body` returns an exit code or an
-// Error.
+// Error. Every tool gets `--version` (version.h) and the hidden
+// `--generate-completion bash|zsh` (completion.h) here.
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<Result<int>()>& body);
 
 void print_error(const std::string& tool, const Error& error);
