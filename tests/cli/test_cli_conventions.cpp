@@ -296,7 +296,7 @@ TEST_CASE("et-inspect --method and --strict link against the ETRecord", "[cli][c
   CHECK(test::run_tool("et-inspect", "--strict " + q(dir / "other.etdp")).exit_code == 2);
 }
 
-TEST_CASE("--quiet is accepted by every tool", "[cli][conventions]") {
+TEST_CASE("every tool accepts --quiet", "[cli][conventions]") {
   const auto& f = files();
   CHECK(test::run_tool("et-run", q(f.pte) + " --quiet").err.empty());
   CHECK(test::run_tool("et-inspect", "--quiet " + q(f.run)).exit_code == 0);
@@ -428,4 +428,46 @@ TEST_CASE("et-run --describe on a real XNNPACK program", "[cli][conventions][et-
   CHECK(m["delegates"][0]["backend"] == "XnnpackBackend");
   CHECK(m["delegates"][0]["supported"] == true);
   CHECK(m["inputs"][0]["dynamism"] == "dynamic_bound");
+}
+
+TEST_CASE("et-run --output-dir writes a non-tensor output as a versioned JSON value", "[cli][conventions][et-run]") {
+  const auto dir = test::scratch_dir();
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
+  m.kernel_call("aten::relu", "out", {x, y, y});
+  m.set_inputs({x});
+  m.set_outputs({y, m.add_int(7), m.add_double(0.5)});
+  test::write_bytes(dir / "scalars.pte", *pte::write_program(b.build()));
+  const auto r = test::run_tool("et-run", q(dir / "scalars.pte") + " -q --output-dir " + q(dir / "out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "out" / "output-0.npy"));
+  const auto text = [&](const char* name) {
+    const auto bytes = test::read_bytes(dir / "out" / name);
+    return std::string(bytes.begin(), bytes.end());
+  };
+  CHECK(text("output-1.json") == "{\"format\":\"etkit.value/1\",\"type\":\"int\",\"value\":7}\n");
+  CHECK(text("output-2.json") == "{\"format\":\"etkit.value/1\",\"type\":\"double\",\"value\":0.5}\n");
+}
+
+TEST_CASE("every JSON output accepts --pretty", "[cli][conventions]") {
+  const auto& f = files();
+  for (const std::string format : {"json", "chrome-trace"}) {
+    INFO(format);
+    const auto compact = test::run_tool("et-inspect", "--format " + format + " " + q(f.run));
+    const auto pretty = test::run_tool("et-inspect", "--format " + format + " --pretty " + q(f.run));
+    CHECK(pretty.exit_code == 0);
+    CHECK(line_count(compact.out) <= 1);  // the trace ends without a newline, as before
+    CHECK(line_count(pretty.out) > 10);
+    CHECK(json::parse(compact.out) == json::parse(pretty.out));
+  }
+  const auto described = test::run_tool("et-run", "--describe --format json --pretty " + q(f.pte));
+  CHECK(described.exit_code == 0);
+  CHECK(line_count(described.out) > 10);
+  const auto dir = test::scratch_dir();
+  test::write_bytes(dir / "lenet.etrecord", *demo::lenet_etrecord(demo::lenet()));
+  CHECK(line_count(test::run_tool("et-record-inspect", "--format json --pretty " + q(dir / "lenet.etrecord")).out) > 10);
+  CHECK(line_count(test::run_tool("et-dump-decode", "--pretty " + q(f.run)).out) > 10);
 }

@@ -45,6 +45,7 @@ struct Options {
   std::string find_total_for_module;
   std::string html;
   std::string program;
+  bool pretty = false;
 };
 
 // The self-contained HTML report; the graph needs the program.
@@ -176,7 +177,7 @@ Result<int> run(const Options& o) {
   if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
   if (o.format == "chrome-trace") {
     ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
-    ETKIT_ASSIGN_OR_RETURN(const auto warnings, render::write_chrome_trace(trace, out->stream()));
+    ETKIT_ASSIGN_OR_RETURN(const auto warnings, render::write_chrome_trace(trace, out->stream(), o.pretty));
     for (const std::string& warning : warnings) tools::print_warning(kTool, path + ": " + warning);
     ETKIT_TRY(out->commit());
     return exit_code;
@@ -192,6 +193,7 @@ Result<int> run(const Options& o) {
   report.max_values = o.max_values;
   report.source_columns = o.source_columns;
   report.columns = o.columns;
+  report.pretty = o.pretty;
   ETKIT_TRY(inspect::write_report(inspection, report, out->stream()));
   ETKIT_TRY(out->commit());
   return exit_code;
@@ -217,6 +219,7 @@ int main(int argc, char** argv) {
                      "(Perfetto / chrome://tracing JSON)")
           ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown", "chrome-trace"}))
           ->capture_default_str();
+  app.add_flag("--pretty", o.pretty, "with --format json or chrome-trace: indent (default: compact)");
   app.add_option("--source-time-scale", o.source_time_scale, "unit of the ETDump's timestamps")
       ->check(CLI::IsMember(scales))
       ->capture_default_str();
