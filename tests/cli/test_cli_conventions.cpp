@@ -471,3 +471,30 @@ TEST_CASE("every JSON output accepts --pretty", "[cli][conventions]") {
   CHECK(line_count(test::run_tool("et-record-inspect", "--format json --pretty " + q(dir / "lenet.etrecord")).out) > 10);
   CHECK(line_count(test::run_tool("et-dump-decode", "--pretty " + q(f.run)).out) > 10);
 }
+
+TEST_CASE("et-compare intermediates --method picks the ETRecord's method, as et-inspect's", "[cli][conventions][et-compare]") {
+  const auto dir = test::scratch_dir();
+  const pte::Program program = demo::lenet();
+  test::write_bytes(dir / "lenet.pte", *pte::write_program(program));
+  test::write_bytes(dir / "lenet.etrecord", *demo::lenet_etrecord(program));
+  REQUIRE(test::run_tool("et-run", q(dir / "lenet.pte") + " -q --debug-level intermediates --etdump " +
+                                       q(dir / "run.etdp"))
+              .exit_code == 0);
+  const std::string args = "intermediates --format json --etdump " + q(dir / "run.etdp") + " --against " +
+                           q(dir / "run.etdp") + " --etrecord " + q(dir / "lenet.etrecord");
+  // The run against itself: no divergence; forward links (a location column, no warnings).
+  auto forward = test::run_tool("et-compare", args);
+  INFO(forward.err);
+  REQUIRE(forward.exit_code == 0);
+  json doc = json::parse(forward.out);
+  CHECK(doc["columns"].back() == "location");
+  CHECK_FALSE(doc["summary"].contains("etrecord_warnings"));
+  // A method the ETRecord lacks: nothing links, and the summary says which.
+  auto decode = test::run_tool("et-compare", args + " --method decode");
+  REQUIRE(decode.exit_code == 0);
+  doc = json::parse(decode.out);
+  CHECK(doc["summary"]["etrecord_warnings"].get<std::string>().find("no method 'decode'") != std::string::npos);
+  CHECK(test::run_tool("et-compare", "intermediates --etdump " + q(dir / "run.etdp") + " --against " +
+                                         q(dir / "run.etdp") + " --method forward")
+            .exit_code == 2);  // --method needs --etrecord
+}

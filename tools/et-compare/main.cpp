@@ -37,6 +37,7 @@ struct Options {
   // intermediates
   RunFiles against;
   std::string etrecord;
+  std::string etrecord_method = "forward";
   // tensors
   std::string tensor_a, tensor_b;
   // perf
@@ -140,8 +141,11 @@ int main(int argc, char** argv) {
   inter->add_option("--debug-buffer", o.run.debug_buffer, "its debug buffer (default: ETDUMP.debug.bin if present)");
   inter->add_option("--against", o.against.etdump, "ETDump of the candidate run")->required();
   inter->add_option("--against-debug-buffer", o.against.debug_buffer, "its debug buffer (default: AGAINST.debug.bin if present)");
-  inter->add_option("--etrecord", o.etrecord,
-                    "ETRecord of the reference program: adds each instruction's module path and source line");
+  auto* inter_etrecord = inter->add_option(
+      "--etrecord", o.etrecord, "ETRecord of the reference program: adds each instruction's module path and source line");
+  inter->add_option("--method", o.etrecord_method, "with --etrecord: the method whose maps link the instructions")
+      ->capture_default_str()
+      ->needs(inter_etrecord);
   add_numeric_flags(inter, o.numeric);
   add_output_flags(inter, o);
 
@@ -206,7 +210,7 @@ int main(int argc, char** argv) {
       return emit(outcome, o);
     }
     if (inter->parsed()) {
-      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_intermediate_runs(o.run, o.against, numeric, o.etrecord));
+      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_intermediate_runs(o.run, o.against, numeric, o.etrecord, o.etrecord_method));
       return emit(outcome, o);
     }
     ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_npy_files(o.tensor_a, o.tensor_b, numeric));
