@@ -303,6 +303,7 @@ TEST_CASE("every tool accepts --quiet", "[cli][conventions]") {
   CHECK(test::run_tool("et-dump-decode", "--quiet " + q(f.run)).exit_code == 0);
   CHECK(test::run_tool("et-graph", "--quiet " + q(f.pte)).exit_code == 0);
   CHECK(test::run_tool("et-compare", "tensors --quiet " + q(f.x_npy) + " " + q(f.x_npy)).exit_code == 0);
+  CHECK(test::run_tool("et-compare", "--quiet tensors " + q(f.x_npy) + " " + q(f.x_npy)).exit_code == 0);
   const auto dir = test::scratch_dir();
   test::write_bytes(dir / "lenet.etrecord", *demo::lenet_etrecord(demo::lenet()));
   CHECK(test::run_tool("et-record-inspect", "--quiet " + q(dir / "lenet.etrecord")).exit_code == 0);

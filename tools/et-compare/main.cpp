@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
                "runs instruction by instruction, two .npy tensors, or the timings of two profiles.",
                "et-compare"};
   app.require_subcommand(1);
+  tools::add_quiet_flag(app);  // before the subcommand too
 
   auto* outputs = app.add_subcommand("outputs", "program outputs of a run against .npy references or a bundled test case");
   outputs->add_option("--etdump", o.run.etdump, "ETDump of the run (et-run --debug-level outputs)")->required();
