@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
   app.add_option("--method", o.method, "with --etrecord: the method whose maps and graph link the events")
       ->capture_default_str()
       ->needs(etrecord);
-  app.add_flag("--strict", o.strict, "with --etrecord: exit 1 unless every event (but Method::init/execute) links")
+  app.add_flag("--strict", o.strict, "with --etrecord: exit 1 unless every event (framework events aside) links")
       ->needs(etrecord);
   auto* columns = tools::one_per_occurrence(
       app.add_option("--columns", o.columns,

@@ -1,6 +1,7 @@
 // et-run: executes a .pte or .bpte on the host with the portable kernels and
 // writes an ETDump (+ debug buffer) that ExecuTorch's tools can read.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cinttypes>
 #include <filesystem>
@@ -10,10 +11,10 @@
 #include "libcore/support/file.h"
 #include "libcore/support/json_writer.h"
 #include "runner/backends/xnnpack/xnnpack_backend.h"
+#include "runner/describe.h"
 #include "runner/executor.h"
 #include "runner/inputs.h"
 #include "runner/kernels/elementwise.h"
-#include "runner/describe.h"
 #include "runner/program_file.h"
 #include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
@@ -129,6 +130,8 @@ Status save_output(const std::filesystem::path& dir, size_t i, const EValue& v) 
     }
     w.end_object();
     w.newline();
+    w.flush();
+    if (w.failed()) return io_error(out->path(), "cannot write");
   }
   return out->commit();
 }
