@@ -156,7 +156,8 @@ Result<Outcome> compare_npy_files(const std::string& reference, const std::strin
 }
 
 Result<Outcome> compare_intermediate_runs(const RunFiles& reference, const RunFiles& candidate,
-                                          const NumericOptions& options, const std::string& etrecord) {
+                                          const NumericOptions& options, const std::string& etrecord,
+                                          const std::string& etrecord_method) {
   ETKIT_ASSIGN_OR_RETURN(LoadedRun a, load_run(reference));
   ETKIT_ASSIGN_OR_RETURN(LoadedRun b, load_run(candidate));
   ETKIT_ASSIGN_OR_RETURN(auto ra, intermediates_of(a));
@@ -164,7 +165,7 @@ Result<Outcome> compare_intermediate_runs(const RunFiles& reference, const RunFi
   InstructionLocator locator;
   std::vector<std::string> link_warnings;
   if (!etrecord.empty()) {
-    ETKIT_ASSIGN_OR_RETURN(auto links, inspect::load_record_links(etrecord));
+    ETKIT_ASSIGN_OR_RETURN(auto links, inspect::load_record_links(etrecord, etrecord_method));
     // The Inspector's own events of the reference run, linked as et-inspect
     // links them; logged values are not needed for that.
     auto inspection = inspect::build_event_blocks(a.file->bytes());

@@ -56,6 +56,7 @@ Result<Outcome> compare_npy_files(const std::string& reference, const std::strin
 // and every pair gets the instruction's module path and source line; what
 // does not link is listed in the summary as "etrecord_warnings".
 Result<Outcome> compare_intermediate_runs(const RunFiles& reference, const RunFiles& candidate,
-                                          const NumericOptions& options, const std::string& etrecord = {});
+                                          const NumericOptions& options, const std::string& etrecord = {},
+                                          const std::string& etrecord_method = "forward");
 
 }  // namespace etkit::compare

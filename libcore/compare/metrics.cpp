@@ -68,7 +68,7 @@ std::string_view metric_name(Metric metric) {
     case Metric::kMse: return "mse";
     case Metric::kL1: return "l1";
     case Metric::kMaxAbs: return "max_abs";
-    case Metric::kSnr: return "snr_db";
+    case Metric::kSnr: return "snr";  // in dB, a unit the reports carry apart
     case Metric::kCosine: return "cosine";
   }
   return "";
@@ -77,7 +77,7 @@ std::string_view metric_name(Metric metric) {
 std::optional<Metric> parse_metric(std::string_view name) {
   std::string lower(name);
   for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "snr") return Metric::kSnr;
+  if (lower == "snr_db") return Metric::kSnr;
   for (Metric m : kAllMetrics) {
     if (lower == metric_name(m)) return m;
   }

@@ -48,9 +48,9 @@ Metrics compute_metrics(std::span<const double> reference, std::span<const doubl
 enum class Metric { kMse, kL1, kMaxAbs, kSnr, kCosine };
 inline constexpr Metric kAllMetrics[] = {Metric::kMse, Metric::kL1, Metric::kMaxAbs, Metric::kSnr, Metric::kCosine};
 
-// Column and expression names: "mse", "l1", "max_abs", "snr_db", "cosine".
+// Column and expression names: "mse", "l1", "max_abs", "snr" (in dB), "cosine".
 std::string_view metric_name(Metric metric);
-// Also accepts "snr" for "snr_db"; case-insensitive.
+// Also accepts "snr_db" for "snr"; case-insensitive.
 std::optional<Metric> parse_metric(std::string_view name);
 double metric_value(const Metrics& metrics, Metric metric);
 

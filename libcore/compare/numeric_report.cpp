@@ -34,9 +34,13 @@ void add_pair_cells(std::vector<Cell>& row, const PairResult& r, const NumericRe
   row.emplace_back(note_of(r));
 }
 
-void add_pair_columns(std::vector<std::string>& columns, const NumericReportOptions& options) {
+void add_pair_columns(Report& report, const NumericReportOptions& options) {
+  std::vector<std::string>& columns = report.columns;
   columns.insert(columns.end(), {"reference", "candidate"});
-  for (Metric m : options.metrics) columns.emplace_back(metric_name(m));
+  for (Metric m : options.metrics) {
+    columns.emplace_back(metric_name(m));
+    if (m == Metric::kSnr) report.units.emplace_back(metric_name(m), "dB");
+  }
   columns.insert(columns.end(), {"allclose", "verdict", "note"});
 }
 
@@ -63,7 +67,7 @@ Report pairs_report(const std::string& command, const std::vector<LabeledPair>& 
   Report report;
   report.command = command;
   report.columns = {"value"};
-  add_pair_columns(report.columns, options);
+  add_pair_columns(report, options);
   size_t failed = 0;
   for (const auto& p : pairs) {
     std::vector<Cell> row{p.label};
@@ -80,7 +84,7 @@ Report intermediates_report(const IntermediatesComparison& comparison, const Cri
   Report report;
   report.command = "intermediates";
   report.columns = {"chain", "instruction", "op", "value"};
-  add_pair_columns(report.columns, options);
+  add_pair_columns(report, options);
   bool located = false;
   for (const auto& p : comparison.pairs) located = located || !p.location.empty();
   if (located) report.columns.emplace_back("location");

@@ -29,7 +29,7 @@ Report pairs_report(const std::string& command, const std::vector<LabeledPair>& 
 Report intermediates_report(const IntermediatesComparison& comparison, const Criteria& criteria,
                             const NumericReportOptions& options);
 
-// "allclose (rtol 0.001, atol 1e-05)" or "snr_db<40 or mse>0.001".
+// "allclose (rtol 0.001, atol 1e-05)" or "snr<40 or mse>0.001".
 std::string describe_criterion(const Criteria& criteria);
 
 }  // namespace etkit::compare

@@ -194,6 +194,7 @@ Report perf_report(const PerfComparison& comparison, const PerfOptions& options,
   const std::string stat(statistic_name(options.statistic));
   report.columns = {"block", "event", "instruction", "n_baseline", "n_candidate", "baseline_" + stat, "candidate_" + stat,
                     "delta", "ratio", "ratio_low", "ratio_high", "p_slower", "p_faster", "change", "gate", "note"};
+  report.units = {{"baseline_" + stat, unit}, {"candidate_" + stat, unit}, {"delta", unit}};
   const double alpha = 1.0 - options.confidence;
   size_t slower = 0, faster = 0;
   const PerfRow* total = nullptr;
@@ -219,28 +220,32 @@ Report perf_report(const PerfComparison& comparison, const PerfOptions& options,
     slower += r.change == Change::kSlower ? 1 : 0;
     faster += r.change == Change::kFaster ? 1 : 0;
   }
+  // Machine-readable: numbers as numbers, one idea per key.
   report.summary.emplace_back("statistic", stat);
   report.summary.emplace_back("unit", unit);
   report.summary.emplace_back("confidence", options.confidence);
-  report.summary.emplace_back("bootstrap", std::to_string(options.resamples) + " resamples, seed " + std::to_string(options.seed));
+  report.summary.emplace_back("resamples", int64_t(options.resamples));
+  report.summary.emplace_back("seed", int64_t(options.seed));
+  report.summary.emplace_back("total_event", std::string(kTotalEventName));
   if (total) {
-    report.summary.emplace_back("total", std::string(kTotalEventName) + " " + stat + " " + format_number(total->baseline) +
-                                             " -> " + format_number(total->candidate) + " " + unit + ", ratio " +
-                                             format_number(total->interval.ratio) + " [" + format_number(total->interval.low) +
-                                             ", " + format_number(total->interval.high) + "], p_slower " +
-                                             format_number(total->test.p_greater) + ": " + std::string(change_name(total->change)));
+    report.summary.emplace_back("total_baseline", total->baseline);
+    report.summary.emplace_back("total_candidate", total->candidate);
+    report.summary.emplace_back("total_ratio", total->interval.ratio);
+    report.summary.emplace_back("total_ratio_low", total->interval.low);
+    report.summary.emplace_back("total_ratio_high", total->interval.high);
+    report.summary.emplace_back("total_p_slower", total->test.p_greater);
+    report.summary.emplace_back("total_change", std::string(change_name(total->change)));
   } else {
-    report.summary.emplace_back("total", std::string("no ") + std::string(kTotalEventName) + " in both profiles");
+    report.summary.emplace_back("total_change", Cell());  // not in both profiles
   }
   report.summary.emplace_back("slower", int64_t(slower));
   report.summary.emplace_back("faster", int64_t(faster));
   if (options.fail_if_slower) {
-    const std::string what = options.gate == Gate::kTotal ? std::string(kTotalEventName) : "any event (Holm-corrected)";
-    report.summary.emplace_back("gate", what + " slower by more than " + percent(*options.fail_if_slower) + " with " +
-                                            percent(options.confidence) + " confidence");
+    report.summary.emplace_back("gate", std::string(options.gate == Gate::kTotal ? "total" : "events"));
+    report.summary.emplace_back("fail_if_slower", *options.fail_if_slower);
     report.summary.emplace_back("verdict", std::string(comparison.gate_failed ? "slower" : "not slower"));
   } else {
-    report.summary.emplace_back("gate", std::string("none (report only)"));
+    report.summary.emplace_back("gate", std::string("none"));
   }
   return report;
 }
@@ -257,11 +262,13 @@ Result<double> parse_percent(std::string_view text) {
 }
 
 Result<Outcome> compare_perf_files(const PerfFiles& files, const PerfOptions& options) {
+  ETKIT_TRY(inspect::time_scale_factor(files.source, files.unit));
   PerfProfile profiles[2];
   const std::string* paths[2] = {&files.baseline, &files.candidate};
   for (int i = 0; i < 2; ++i) {
     ETKIT_ASSIGN_OR_RETURN(auto file, InputFile::open(*paths[i], InputFile::Access::kSequential));
     inspect::BuildOptions build;
+    build.source_time_scale = files.source;
     build.target_time_scale = files.unit;
     auto inspection = inspect::build_event_blocks(file->bytes(), build);
     if (!inspection) return std::move(inspection).error().at_file(file->path());

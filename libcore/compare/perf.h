@@ -83,7 +83,11 @@ Result<double> parse_percent(std::string_view text);
 
 struct PerfFiles {
   std::string baseline, candidate;
-  inspect::TimeScale unit = inspect::TimeScale::kMs;  // durations assumed ns in the file, as the Inspector does
+  // ETDumps do not record the unit of their ticks: the source scale says it
+  // (ns by default, as the Inspector assumes), the target scale is the unit
+  // shown. Cycles convert only to cycles.
+  inspect::TimeScale source = inspect::TimeScale::kNs;
+  inspect::TimeScale unit = inspect::TimeScale::kMs;
   size_t warmup = 0;  // samples dropped from the front of every event
 };
 

@@ -7,7 +7,25 @@
 #include "libcore/support/json_writer.h"
 
 namespace etkit::compare {
+
+std::string Report::unit_of(const std::string& column) const {
+  for (const auto& [name, unit] : units) {
+    if (name == column) return unit;
+  }
+  return {};
+}
+
 namespace {
+
+// "snr (dB)" for people; machines read "snr" and the units.
+std::vector<std::string> headers(const Report& report) {
+  std::vector<std::string> out;
+  for (const std::string& c : report.columns) {
+    const std::string unit = report.unit_of(c);
+    out.push_back(unit.empty() ? c : c + " (" + unit + ")");
+  }
+  return out;
+}
 
 std::string exact_number(double v) {
   if (std::isnan(v)) return "nan";
@@ -50,7 +68,8 @@ void render_table(const Report& report, std::string& out) {
   // Columns holding numbers are right-aligned, header included.
   std::vector<size_t> width(report.columns.size());
   std::vector<bool> right(report.columns.size(), false);
-  for (size_t c = 0; c < report.columns.size(); ++c) width[c] = report.columns[c].size();
+  const std::vector<std::string> header = headers(report);
+  for (size_t c = 0; c < report.columns.size(); ++c) width[c] = header[c].size();
   std::vector<std::vector<std::string>> text;
   for (const auto& row : report.rows) {
     text.emplace_back();
@@ -72,7 +91,7 @@ void render_table(const Report& report, std::string& out) {
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + '\n';
   };
-  line(report.columns);
+  line(header);
   for (const auto& cells : text) line(cells);
   if (!report.summary.empty()) out += '\n';
   for (const auto& [key, value] : report.summary) out += key + ": " + cell_text(value, false) + '\n';
@@ -80,7 +99,7 @@ void render_table(const Report& report, std::string& out) {
 
 void render_markdown(const Report& report, std::string& out) {
   out += '|';
-  for (const auto& c : report.columns) out += ' ' + markdown_field(c) + " |";
+  for (const auto& c : headers(report)) out += ' ' + markdown_field(c) + " |";
   out += "\n|";
   for (size_t c = 0; c < report.columns.size(); ++c) out += "---|";
   out += '\n';
@@ -117,17 +136,24 @@ void json_cell(JsonWriter& w, const Cell& cell) {
   else w.null();
 }
 
-Status render_json(const Report& report, std::FILE* out) {
-  JsonWriter w(out, true);
+Status render_json(const Report& report, std::FILE* out, bool pretty) {
+  JsonWriter w(out, pretty);
   w.begin_object();
   w.key("format");
-  w.string("etkit.compare/1");
+  w.string("etkit.compare/2");
   w.key("command");
   w.string(report.command);
   w.key("columns");
   w.begin_array();
   for (const auto& c : report.columns) w.string(c);
   w.end_array();
+  w.key("units");
+  w.begin_object();
+  for (const auto& [column, unit] : report.units) {
+    w.key(column);
+    w.string(unit);
+  }
+  w.end_object();
   w.key("rows");
   w.begin_array();
   for (const auto& row : report.rows) {
@@ -172,8 +198,8 @@ std::string format_number(double value) {
   return buf;
 }
 
-Status render(const Report& report, Format format, std::FILE* out) {
-  if (format == Format::kJson) return render_json(report, out);
+Status render(const Report& report, Format format, std::FILE* out, bool pretty) {
+  if (format == Format::kJson) return render_json(report, out, pretty);
   std::string text;
   if (format == Format::kTable) render_table(report, text);
   else if (format == Format::kMarkdown) render_markdown(report, text);

@@ -22,6 +22,10 @@ struct Report {
   std::vector<std::string> columns;  // snake_case names, also the JSON keys
   std::vector<std::vector<Cell>> rows;
   std::vector<std::pair<std::string, Cell>> summary;  // e.g. {"verdict", "outside tolerance"}
+  // Units of columns that have one ({"snr", "dB"}, {"delta", "ms"}): never in
+  // the key; JSON lists them under "units", tables in the header.
+  std::vector<std::pair<std::string, std::string>> units;
+  std::string unit_of(const std::string& column) const;
 };
 
 // A report and the check's result: outside tolerance, a threshold crossed,
@@ -37,10 +41,10 @@ enum class Format { kTable, kCsv, kJson, kMarkdown };
 Result<Format> parse_format(std::string_view name);
 
 // Writes `report` to `out`. CSV holds the rows only (the verdict is the exit
-// code); JSON is {"format": "etkit.compare/1", "command", "columns", "rows":
-// [{column: value}], "summary": {...}} with NaN and infinities as the
-// strings "nan", "inf", "-inf".
-Status render(const Report& report, Format format, std::FILE* out);
+// code); JSON is {"format": "etkit.compare/2", "command", "columns", "units":
+// {column: unit}, "rows": [{column: value}], "summary": {...}} with NaN and
+// infinities as the strings "nan", "inf", "-inf"; compact unless `pretty`.
+Status render(const Report& report, Format format, std::FILE* out, bool pretty = false);
 
 // A number as tables show it: 6 significant digits, "nan", "inf", "-inf".
 std::string format_number(double value);

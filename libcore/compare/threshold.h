@@ -21,7 +21,7 @@ struct Threshold {
 
   bool crossed_by(double metric_value) const;
   bool crossed_by(const Metrics& metrics) const { return crossed_by(metric_value(metrics, metric)); }
-  // Canonical text, e.g. "snr_db<40".
+  // Canonical text, e.g. "snr<40".
   std::string text() const;
 };
 

@@ -220,6 +220,22 @@ void cell_json(JsonWriter& w, const Cell& c) {
   }
 }
 
+// A view's column "total (ms)" is the key "total" with the unit "ms": keys
+// stay stable whatever the unit, which goes in its own field.
+std::pair<std::string, std::string> key_and_unit(const std::string& column) {
+  const size_t open = column.rfind(" (");
+  if (open == std::string::npos || column.back() != ')') return {column, {}};
+  return {column.substr(0, open), column.substr(open + 2, column.size() - open - 3)};
+}
+
+// What every JSON Lines object starts with: no envelope holds them.
+void line_header(JsonWriter& w, const Inspection& inspection) {
+  w.key("format");
+  w.string(kFormat);
+  w.key("target_time_scale");
+  w.string(time_scale_name(inspection.target_time_scale));
+}
+
 Status finish(JsonWriter& w) {
   w.flush();
   if (w.broken_pipe()) return Error{ErrorKind::kBrokenPipe, "<stdout>", {}, "broken pipe"};
@@ -236,6 +252,7 @@ Status write_events_json(const Inspection& inspection, std::span<const TableRow>
     for (const TableRow& row : rows) {
       const EventBlock& block = inspection.blocks[row.block];
       w.begin_object();
+      line_header(w, inspection);
       w.key("block");
       w.string(block.name);
       w.key("block_index");
@@ -282,12 +299,28 @@ Status write_events_json(const Inspection& inspection, std::span<const TableRow>
 
 Status write_frame_json(const Inspection& inspection, const Frame& frame, std::FILE* out, const JsonOptions& options) {
   JsonWriter w(out, options.pretty && !options.lines);
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const std::string& column : frame.columns) keys.push_back(key_and_unit(column));
+  auto units_json = [&] {
+    w.key("units");
+    w.begin_object();
+    for (const auto& [key, unit] : keys) {
+      if (unit.empty()) continue;
+      w.key(key);
+      w.string(unit);
+    }
+    w.end_object();
+  };
   auto row_json = [&](size_t r) {
     w.begin_object();
+    if (options.lines) {
+      line_header(w, inspection);
+      units_json();
+    }
     w.key("index");
     w.number(frame.index[r]);
     for (size_t c = 0; c < frame.columns.size(); ++c) {
-      w.key(frame.columns[c]);
+      w.key(keys[c].first);
       cell_json(w, frame.rows[r][c]);
     }
     w.end_object();
@@ -301,6 +334,7 @@ Status write_frame_json(const Inspection& inspection, const Frame& frame, std::F
   }
   w.begin_object();
   envelope(w, inspection, "op_types");
+  units_json();
   w.key("rows");
   w.begin_array();
   for (size_t r = 0; r < frame.rows.size(); ++r) row_json(r);

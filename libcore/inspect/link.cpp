@@ -119,26 +119,31 @@ void attach_nodes(Event& event, const std::unordered_map<int64_t, std::vector<co
 
 }  // namespace
 
-Result<RecordLinks> load_record_links(const std::string& path) {
+Result<RecordLinks> load_record_links(const std::string& path, std::string_view method) {
   etrecord::EtRecordLimits limits;
   limits.read_side_cars = false;
   ETKIT_ASSIGN_OR_RETURN(const etrecord::EtRecord record, etrecord::read_etrecord_file(path, limits));
-  auto links = links_from_etrecord(record, "forward");
+  auto links = links_from_etrecord(record, method);
   if (!links) return std::move(links).error().at_file(path);
   return links;
 }
 
-void link_events(Inspection& inspection, const RecordLinks& links) {
+LinkSummary link_events(Inspection& inspection, const RecordLinks& links) {
   for (const std::string& warning : links.warnings) inspection.warnings.push_back(warning);
   std::unordered_map<int64_t, std::vector<const OpNode*>> nodes_by_handle;
   for (const OpNode& node : links.op_nodes) {
     if (node.debug_handle) nodes_by_handle[*node.debug_handle].push_back(&node);
   }
   LinkCounts counts;
+  LinkSummary summary;
   for (EventBlock& block : inspection.blocks) {
     for (Event& event : block.events) {
       resolve_handles(event, links, counts);
       attach_nodes(event, nodes_by_handle);
+      if (!is_framework_event(event.name)) {
+        ++summary.linkable;
+        if (event.debug_handles) ++summary.linked;
+      }
     }
   }
   // With no handle map at all, the links' own warning already says so.
@@ -154,6 +159,7 @@ void link_events(Inspection& inspection, const RecordLinks& links) {
                                   std::to_string(counts.first_no_delegate_entry) +
                                   "); they get the instruction's debug handles");
   }
+  return summary;
 }
 
 double find_total_for_module(const Inspection& inspection, std::string_view module_name) {

@@ -14,12 +14,12 @@
 
 namespace etkit::inspect {
 
-// The links of the ETRecord file at `path` ("-" is standard input) for the
-// method "forward", as the Python Inspector uses: read_etrecord_file (its
+// The links of the ETRecord file at `path` ("-" is standard input) for
+// `method` ("forward", the only one the Python Inspector uses): read_etrecord_file (its
 // side-cars left unopened: the Inspector needs only maps and the graph), then
 // links_from_etrecord. Errors name the file; what the file lacks is in the
 // links' warnings.
-Result<RecordLinks> load_record_links(const std::string& path);
+Result<RecordLinks> load_record_links(const std::string& path, std::string_view method = "forward");
 
 // Applies `links` to every event of `inspection` (_gen_resolve_debug_handles
 // then _associate_with_op_graph_nodes). Framework events (Method::init,
@@ -28,7 +28,11 @@ Result<RecordLinks> load_record_links(const std::string& path);
 // events without a delegate entry, the links' own warnings) is appended to
 // inspection.warnings, one line per kind; the events concerned stay
 // unlinked.
-void link_events(Inspection& inspection, const RecordLinks& links);
+struct LinkSummary {
+  size_t linkable = 0;  // events other than the framework events
+  size_t linked = 0;    // of those, the ones the ETRecord gave debug handles
+};
+LinkSummary link_events(Inspection& inspection, const RecordLinks& links);
 
 // Inspector.find_total_for_module: the sum of perf_data.avg (target unit) over
 // the events not named exactly "OPERATOR_CALL" that have a module_hierarchy

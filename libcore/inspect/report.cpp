@@ -42,6 +42,7 @@ Status write_frame(const Inspection& inspection, const Frame& frame, const Repor
     case OutputFormat::kJsonl: {
       JsonOptions json;
       json.lines = options.format == OutputFormat::kJsonl;
+      json.pretty = options.pretty;
       return write_frame_json(inspection, frame, out, json);
     }
   }
@@ -111,6 +112,7 @@ Status write_report(const Inspection& inspection, const ReportOptions& options, 
     }
     JsonOptions json;
     json.lines = options.format == OutputFormat::kJsonl;
+    json.pretty = options.pretty;
     json.debug_buffer = options.debug_buffer;
     json.max_values = options.max_values;
     return write_events_json(inspection, rows, out, json);

@@ -33,6 +33,7 @@ struct ReportOptions {
   bool source_columns = false;  // module path and source line per event
   // Only these columns, in this order (tables, CSV, TSV); empty: all.
   std::vector<std::string> columns;
+  bool pretty = false;  // JSON (not JSON Lines): indent
 };
 
 // Writes the report. Usage errors (bad regex, unknown sort key, a sort key

@@ -150,9 +150,9 @@ void slice(JsonWriter& w, const TraceSlice& s, size_t pid, size_t tid, const Tra
 
 }  // namespace
 
-Result<std::vector<std::string>> write_chrome_trace(const TraceInput& input, std::FILE* out) {
+Result<std::vector<std::string>> write_chrome_trace(const TraceInput& input, std::FILE* out, bool pretty) {
   std::vector<std::string> warnings;
-  JsonWriter w(out, false);
+  JsonWriter w(out, pretty);
   w.begin_object();
   w.key("traceEvents");
   w.begin_array();

@@ -73,6 +73,6 @@ inline constexpr size_t kMaxTraceLanes = 64;
 // process pid = index + 1, thread tids numbered from 1 within each process,
 // names and sort order as "M" metadata events, then each lane's slices by
 // start time. Returns warnings (one per track that needed the overflow lane).
-Result<std::vector<std::string>> write_chrome_trace(const TraceInput& input, std::FILE* out);
+Result<std::vector<std::string>> write_chrome_trace(const TraceInput& input, std::FILE* out, bool pretty = false);
 
 }  // namespace etkit::render

@@ -118,7 +118,7 @@ TEST_CASE("et-compare outputs: a bundled test case's expected outputs", "[cli][e
                                               q(f.bad_bpte) + " --testset 0 --method forward");
   CHECK(bad.exit_code == 1);
   const json doc = json::parse(bad.out);
-  CHECK(doc["format"] == "etkit.compare/1");
+  CHECK(doc["format"] == "etkit.compare/2");
   CHECK(doc["command"] == "outputs");
   REQUIRE(doc["rows"].size() == 1);
   // Expected [3, 9], got [3, 8]: mse 0.5, l1 0.5, max 1.
@@ -202,7 +202,7 @@ TEST_CASE("et-compare tensors: int tensors, thresholds, formats, bad expressions
   CHECK(to_file.exit_code == 1);
   CHECK(to_file.out.empty());
   const json doc = json::parse(test::read_bytes(dir / "report.json"));
-  CHECK(doc["rows"][0]["snr_db"].get<double>() == Approx(11.4612803568));  // 10 log10(14)
+  CHECK(doc["rows"][0]["snr"].get<double>() == Approx(11.4612803568));  // 10 log10(14)
 
   auto bad_expr = test::run_tool("et-compare", "tensors " + ab + " --threshold 'snr<<3'");
   CHECK(bad_expr.exit_code == 2);

@@ -68,7 +68,7 @@ TEST_CASE("report: csv quotes and keeps every digit, markdown escapes pipes", "[
 
 TEST_CASE("report: json rows keyed by column, empty cells null, infinity as a string", "[et-compare][report]") {
   const auto doc = nlohmann::json::parse(rendered(sample(), Format::kJson));
-  CHECK(doc["format"] == "etkit.compare/1");
+  CHECK(doc["format"] == "etkit.compare/2");
   CHECK(doc["command"] == "tensors");
   CHECK(doc["columns"] == nlohmann::json::array({"value", "n", "mse"}));
   CHECK(doc["rows"][0]["value"] == "a, \"b\"");

@@ -15,7 +15,9 @@ TEST_CASE("threshold expressions parse", "[et-compare][threshold]") {
   CHECK(t->metric == Metric::kSnr);
   CHECK(t->comparison == Comparison::kLess);
   CHECK(t->value == 40.0);
-  CHECK(t->text() == "snr_db<40");
+  CHECK(t->text() == "snr<40");
+  // The column was called snr_db before its unit moved to a field.
+  CHECK(parse_threshold("snr_db<40")->text() == "snr<40");
 
   t = parse_threshold("  mse >= 1e-3 ");
   REQUIRE(t.ok());

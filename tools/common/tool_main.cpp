@@ -8,6 +8,8 @@
 #include "tools/common/completion.h"
 #include "tools/common/version.h"
 
+#include "tools/common/cli_conventions.h"
+
 namespace etkit::tools {
 namespace {
 
@@ -36,6 +38,7 @@ void print_error(const std::string& tool, const Error& error) {
 }
 
 void print_warning(const std::string& tool, const std::string& message) {
+  if (quiet_mode()) return;
   std::fprintf(stderr, "%s: warning: %s\n", tool.c_str(), message.c_str());
 }
 
@@ -65,8 +68,10 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Result<in
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), e.what());
-    std::fprintf(stderr, "Run with --help for more information.\n");
+    // One line, as for every other error (docs/exit-codes.md).
+    std::string message = e.what();
+    for (char& c : message) c = c == '\n' ? ' ' : c;
+    std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), message.c_str());
     return kExitBadInput;
   }
   Result<int> result = body();

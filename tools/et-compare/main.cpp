@@ -9,6 +9,7 @@
 #include "libcore/compare/report.h"
 #include "libcore/compare/threshold.h"
 #include "libcore/support/file.h"
+#include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -25,6 +26,7 @@ struct NumericFlags {
 struct Options {
   std::string format = "table";
   std::string output = "-";
+  bool pretty = false;
   NumericFlags numeric;
   // outputs
   RunFiles run;
@@ -35,6 +37,7 @@ struct Options {
   // intermediates
   RunFiles against;
   std::string etrecord;
+  std::string etrecord_method = "forward";
   // tensors
   std::string tensor_a, tensor_b;
   // perf
@@ -42,7 +45,8 @@ struct Options {
   std::string fail_if_slower;
   std::string statistic = "p50";
   std::string gate = "total";
-  std::string time_unit = "ms";
+  std::string source_time_scale = "ns";
+  std::string target_time_scale = "ms";
   PerfOptions perf_options;
 };
 
@@ -78,22 +82,25 @@ Result<NumericOptions> numeric_options(const NumericFlags& flags) {
 Result<int> emit(const Outcome& outcome, const Options& o) {
   ETKIT_ASSIGN_OR_RETURN(Format format, parse_format(o.format));
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
-  ETKIT_TRY(render(outcome.report, format, out->stream()));
+  ETKIT_TRY(render(outcome.report, format, out->stream(), o.pretty));
   ETKIT_TRY(out->commit());
   return outcome.failed ? tools::kExitCheckFailed : tools::kExitOk;
 }
 
 void add_numeric_flags(CLI::App* cmd, NumericFlags& f) {
   cmd->add_option("--rtol", f.rtol, "relative tolerance of the allclose verdict")
-      ->check(CLI::NonNegativeNumber)
+      ->check(tools::kNonNegativeReal)
       ->capture_default_str();
   cmd->add_option("--atol", f.atol, "absolute tolerance of the allclose verdict")
-      ->check(CLI::NonNegativeNumber)
+      ->check(tools::kNonNegativeReal)
       ->capture_default_str();
-  cmd->add_option("--threshold", f.thresholds,
-                  "fail when a metric crosses this bound instead of on allclose, e.g. 'snr<40' or 'mse>1e-3'; "
-                  "comma-separated or repeated: any one crossing fails");
-  cmd->add_option("--metric", f.metrics, "metrics to show: mse, l1, max_abs, snr, cosine (default: all)")->delimiter(',');
+  tools::one_per_occurrence(cmd->add_option("--threshold", f.thresholds,
+                                            "fail when a metric crosses this bound instead of on allclose, e.g. "
+                                            "'snr<40' or 'mse>1e-3'; comma-separated or repeated: any one crossing fails"));
+  tools::one_per_occurrence(
+      cmd->add_option("--metric", f.metrics, "metrics to show: mse, l1, max_abs, snr, cosine (default: all); "
+                                             "comma-separated or repeated")
+          ->delimiter(','));
 }
 
 void add_output_flags(CLI::App* cmd, Options& o) {
@@ -101,6 +108,8 @@ void add_output_flags(CLI::App* cmd, Options& o) {
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the report here (atomically); - is standard output")->capture_default_str();
+  cmd->add_flag("--pretty", o.pretty, "with --format json: indent (default: compact)");
+  tools::add_quiet_flag(*cmd);
 }
 
 }  // namespace
@@ -111,13 +120,17 @@ int main(int argc, char** argv) {
                "runs instruction by instruction, two .npy tensors, or the timings of two profiles.",
                "et-compare"};
   app.require_subcommand(1);
+  tools::add_quiet_flag(app);  // before the subcommand too
 
   auto* outputs = app.add_subcommand("outputs", "program outputs of a run against .npy references or a bundled test case");
   outputs->add_option("--etdump", o.run.etdump, "ETDump of the run (et-run --debug-level outputs)")->required();
   outputs->add_option("--debug-buffer", o.run.debug_buffer, "its debug buffer (default: ETDUMP.debug.bin if present)");
   auto* refs = outputs->add_option("--reference", o.references, "one .npy per program output, in order");
   auto* bundle = outputs->add_option("--bundled", o.bundle, "a .bpte whose test case holds the expected outputs");
-  outputs->add_option("--testset", o.testset, "which test case of --bundled")->capture_default_str()->needs(bundle);
+  outputs->add_option("--testset", o.testset, "which test case of --bundled")
+      ->check(tools::kCount)
+      ->capture_default_str()
+      ->needs(bundle);
   outputs->add_option("--method", o.method, "which method's test suite of --bundled (default: the only one, or forward)")
       ->needs(bundle);
   refs->excludes(bundle);
@@ -129,8 +142,11 @@ int main(int argc, char** argv) {
   inter->add_option("--debug-buffer", o.run.debug_buffer, "its debug buffer (default: ETDUMP.debug.bin if present)");
   inter->add_option("--against", o.against.etdump, "ETDump of the candidate run")->required();
   inter->add_option("--against-debug-buffer", o.against.debug_buffer, "its debug buffer (default: AGAINST.debug.bin if present)");
-  inter->add_option("--etrecord", o.etrecord,
-                    "ETRecord of the reference program: adds each instruction's module path and source line");
+  auto* inter_etrecord = inter->add_option(
+      "--etrecord", o.etrecord, "ETRecord of the reference program: adds each instruction's module path and source line");
+  inter->add_option("--method", o.etrecord_method, "with --etrecord: the method whose maps link the instructions")
+      ->capture_default_str()
+      ->needs(inter_etrecord);
   add_numeric_flags(inter, o.numeric);
   add_output_flags(inter, o);
 
@@ -153,19 +169,34 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   perf->add_option("--confidence", o.perf_options.confidence, "confidence of the test and of the ratio interval")
       ->capture_default_str();
-  perf->add_option("--seed", o.perf_options.seed, "bootstrap seed (results are reproducible)")->capture_default_str();
-  perf->add_option("--resamples", o.perf_options.resamples, "bootstrap resamples")->capture_default_str();
-  perf->add_option("--warmup", o.perf.warmup, "drop this many samples (runs) from the front of every event")
+  perf->add_option("--seed", o.perf_options.seed, "bootstrap seed (results are reproducible)")
+      ->check(tools::kCount)
       ->capture_default_str();
-  perf->add_option("--time-unit", o.time_unit, "unit of the durations shown (the ETDump is read as ns): ns, us, ms or s")
-      ->check(CLI::IsMember({"ns", "us", "ms", "s"}))
+  perf->add_option("--resamples", o.perf_options.resamples, "bootstrap resamples")
+      ->check(tools::kCount)
+      ->capture_default_str();
+  perf->add_option("--warmup", o.perf.warmup, "drop this many samples (runs) from the front of every event")
+      ->check(tools::kCount)
+      ->capture_default_str();
+  const std::vector<std::string> scales = {"ns", "us", "ms", "s", "cycles"};
+  perf->add_option("--source-time-scale", o.source_time_scale,
+                   "unit of the ETDumps' timestamps (ETDump does not record it): ns, us, ms, s or cycles")
+      ->check(CLI::IsMember(scales))
+      ->capture_default_str();
+  perf->add_option("--target-time-scale", o.target_time_scale,
+                   "unit of the durations shown (alias --time-unit); cycles only with cycles")
+      ->check(CLI::IsMember(scales))
       ->capture_default_str();
   add_output_flags(perf, o);
 
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
+  tools::AliasedArgs args(argc, argv,
+                          {tools::kEtdumpPath, tools::kEtrecordPath, tools::kDebugBufferPath, tools::kSourceTimeScale,
+                           tools::kTargetTimeScale, {"--time-unit", "--target-time-scale"}});
+  return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> {
     if (perf->parsed()) {
       ETKIT_ASSIGN_OR_RETURN(PerfOptions options, perf_options(o));
-      o.perf.unit = *inspect::parse_time_scale(o.time_unit);
+      o.perf.source = *inspect::parse_time_scale(o.source_time_scale);
+      o.perf.unit = *inspect::parse_time_scale(o.target_time_scale);
       ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_perf_files(o.perf, options));
       return emit(outcome, o);
     }
@@ -180,7 +211,7 @@ int main(int argc, char** argv) {
       return emit(outcome, o);
     }
     if (inter->parsed()) {
-      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_intermediate_runs(o.run, o.against, numeric, o.etrecord));
+      ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_intermediate_runs(o.run, o.against, numeric, o.etrecord, o.etrecord_method));
       return emit(outcome, o);
     }
     ETKIT_ASSIGN_OR_RETURN(auto outcome, compare_npy_files(o.tensor_a, o.tensor_b, numeric));

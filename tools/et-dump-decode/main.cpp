@@ -5,6 +5,7 @@
 
 #include "libcore/formats/json/schema_json.h"
 #include "libcore/support/file.h"
+#include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -84,9 +85,11 @@ int main(int argc, char** argv) {
   app.add_flag("--jsonl", o.jsonl, "ETDump: one JSON object per event per line, streaming");
   app.add_option("--debug-buffer", o.debug_buffer, "ETDump: debug buffer file; adds each tensor's values");
   app.add_option("--max-values", o.max_values, "with --debug-buffer: print at most N values per tensor")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tools::kCount);
   auto* encode_flag = app.add_flag("--encode", o.encode, "FILE is JSON from this tool: write the binary to -o");
   app.get_option("--jsonl")->excludes(encode_flag);
   app.get_option("--debug-buffer")->excludes(encode_flag);
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return o.encode ? encode(o) : decode(o); });
+  tools::add_quiet_flag(app);
+  tools::AliasedArgs args(argc, argv, {tools::kDebugBufferPath});
+  return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> { return o.encode ? encode(o) : decode(o); });
 }

@@ -7,6 +7,7 @@
 #include "libcore/render/program_graph_dot.h"
 #include "libcore/support/file.h"
 #include "runner/program_file.h"
+#include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -85,5 +86,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
+  tools::add_quiet_flag(app);
+  tools::AliasedArgs args(argc, argv, {tools::kEtdumpPath});
+  return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> { return run(o); });
 }

@@ -1,6 +1,7 @@
 // et-inspect: the Python Inspector's per-event table (print_data_tabular) for
 // an ETDump, plus sorting, filtering, an op-type summary and other formats.
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "libcore/render/inspect_trace.h"
 #include "libcore/support/file.h"
 #include "runner/program_file.h"
+#include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -32,15 +34,18 @@ struct Options {
   std::string filter;
   std::string block;
   std::string group_by;
-  size_t exclude_warmup = 0;
+  size_t warmup = 0;
   std::string debug_buffer;
   std::string etrecord;
+  std::string method = "forward";
+  bool strict = false;
   bool source_columns = false;
   std::vector<std::string> columns;
   size_t max_values = 4;
   std::string find_total_for_module;
   std::string html;
   std::string program;
+  bool pretty = false;
 };
 
 // The self-contained HTML report; the graph needs the program.
@@ -104,7 +109,17 @@ Status check_trace_options(const Options& o) {
   return {};
 }
 
+// et-run's default name for the debug buffer beside ETDUMP, used when it
+// exists and none is given (as et-compare does).
+std::string debug_buffer_path(const Options& o) {
+  if (!o.debug_buffer.empty() || o.input == "-") return o.debug_buffer;
+  std::error_code ec;
+  const std::string beside = o.input + ".debug.bin";
+  return std::filesystem::is_regular_file(beside, ec) ? beside : std::string();
+}
+
 Result<int> run(const Options& o) {
+  if (o.input.empty()) return Error{ErrorKind::kUsage, {}, {}, "an ETDump is required: FILE or --etdump"};
   ETKIT_TRY(check_trace_options(o));
   inspect::BuildOptions build;
   build.source_time_scale = *inspect::parse_time_scale(o.source_time_scale);
@@ -113,13 +128,13 @@ Result<int> run(const Options& o) {
   // As the Python Inspector, the ETRecord is read before the ETDump.
   std::optional<inspect::RecordLinks> links;
   if (!o.etrecord.empty()) {
-    ETKIT_ASSIGN_OR_RETURN(links, inspect::load_record_links(o.etrecord));
+    ETKIT_ASSIGN_OR_RETURN(links, inspect::load_record_links(o.etrecord, o.method));
   }
   // One pass front to back over the dump: let the kernel read ahead.
   ETKIT_ASSIGN_OR_RETURN(auto input, InputFile::open(o.input, InputFile::Access::kSequential));
   std::shared_ptr<const InputFile> debug_buffer;
-  if (!o.debug_buffer.empty()) {
-    ETKIT_ASSIGN_OR_RETURN(debug_buffer, InputFile::open(o.debug_buffer));
+  if (const std::string buffer_path = debug_buffer_path(o); !buffer_path.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(debug_buffer, InputFile::open(buffer_path));
     build.debug_buffer = debug_buffer->bytes();
   }
   auto built = inspect::build_event_blocks(input->bytes(), build);
@@ -129,13 +144,20 @@ Result<int> run(const Options& o) {
   // larger of reading and rendering, not their sum.
   const std::string path = input->path();
   input.reset();
-  inspect::exclude_warmup(inspection, o.exclude_warmup);
+  inspect::exclude_warmup(inspection, o.warmup);
   for (const std::string& warning : inspection.warnings) tools::print_warning(kTool, path + ": " + warning);
+  // --strict: the table is still written; the exit code says it is partial.
+  int exit_code = tools::kExitOk;
   if (links) {
     const size_t before = inspection.warnings.size();
-    inspect::link_events(inspection, *links);
+    const inspect::LinkSummary linked = inspect::link_events(inspection, *links);
     for (size_t i = before; i < inspection.warnings.size(); ++i) {
       tools::print_warning(kTool, o.etrecord + ": " + inspection.warnings[i]);
+    }
+    if (o.strict && linked.linked < linked.linkable) {
+      std::fprintf(stderr, "%s: strict: %zu of %zu events did not link to %s\n", kTool, linked.linkable - linked.linked,
+                   linked.linkable, o.etrecord.c_str());
+      exit_code = tools::kExitCheckFailed;
     }
   }
 
@@ -148,17 +170,17 @@ Result<int> run(const Options& o) {
         inspect::py_repr_float(inspect::find_total_for_module(inspection, o.find_total_for_module)) + "\n";
     ETKIT_TRY(out->write_text(total));
     ETKIT_TRY(out->commit());
-    return tools::kExitOk;
+    return exit_code;
   }
 
   ETKIT_TRY(check_has_events(inspection, path));
   if (!o.html.empty()) ETKIT_TRY(write_html(o, inspection, path, debug_buffer));
   if (o.format == "chrome-trace") {
     ETKIT_ASSIGN_OR_RETURN(auto trace, render::trace_from_inspection(inspection));
-    ETKIT_ASSIGN_OR_RETURN(const auto warnings, render::write_chrome_trace(trace, out->stream()));
+    ETKIT_ASSIGN_OR_RETURN(const auto warnings, render::write_chrome_trace(trace, out->stream(), o.pretty));
     for (const std::string& warning : warnings) tools::print_warning(kTool, path + ": " + warning);
     ETKIT_TRY(out->commit());
-    return tools::kExitOk;
+    return exit_code;
   }
   inspect::ReportOptions report;
   report.format = *inspect::parse_output_format(o.format);
@@ -171,9 +193,10 @@ Result<int> run(const Options& o) {
   report.max_values = o.max_values;
   report.source_columns = o.source_columns;
   report.columns = o.columns;
+  report.pretty = o.pretty;
   ETKIT_TRY(inspect::write_report(inspection, report, out->stream()));
   ETKIT_TRY(out->commit());
-  return tools::kExitOk;
+  return exit_code;
 }
 
 }  // namespace
@@ -186,7 +209,8 @@ int main(int argc, char** argv) {
       "folded runs. Options sort, filter and summarise it, or write CSV, TSV, JSON, Markdown.",
       kTool};
   const std::vector<std::string> scales = {"ns", "us", "ms", "s", "cycles"};
-  app.add_option("FILE,--etdump", o.input, "ETDump (.etdp); - reads standard input")->required();
+  // Not ->required(): CLI11 would mark both spellings REQUIRED.
+  app.add_option("FILE,--etdump", o.input, "ETDump (.etdp), required as FILE or --etdump; - reads standard input");
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
   auto* format =
@@ -195,6 +219,7 @@ int main(int argc, char** argv) {
                      "(Perfetto / chrome://tracing JSON)")
           ->check(CLI::IsMember({"table", "csv", "tsv", "json", "jsonl", "markdown", "chrome-trace"}))
           ->capture_default_str();
+  app.add_flag("--pretty", o.pretty, "with --format json or chrome-trace: indent (default: compact)");
   app.add_option("--source-time-scale", o.source_time_scale, "unit of the ETDump's timestamps")
       ->check(CLI::IsMember(scales))
       ->capture_default_str();
@@ -205,7 +230,7 @@ int main(int argc, char** argv) {
                               "sort each block's rows: p10 p50 p90 avg min max (largest first), name, instruction_id, "
                               "start_time, index");
   auto* top = app.add_option("--top", o.top, "at most N rows per block (sorted by avg unless --sort is given)")
-                  ->check(CLI::NonNegativeNumber);
+                  ->check(tools::kCount);
   auto* filter = app.add_option(
       "--filter", o.filter,
       "keep events whose name matches this POSIX extended regular expression (searched anywhere in the name)");
@@ -213,21 +238,28 @@ int main(int argc, char** argv) {
   auto* group_by =
       app.add_option("--group-by", o.group_by, "op-type: count, total, average, share and cumulative share per op type")
           ->check(CLI::IsMember({"op-type"}));
-  app.add_option("--exclude-warmup", o.exclude_warmup, "drop the first N samples (runs) of every event")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--etrecord", o.etrecord,
-                 "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
-  auto* columns =
-      app.add_option(
-             "--columns", o.columns,
-             "only these columns, in this order, e.g. event_name,avg,module,source (stat names without unit work)")
-          ->delimiter(',');
+  app.add_option("--warmup", o.warmup, "drop the first N samples (runs) of every event (alias --exclude-warmup)")
+      ->check(tools::kCount);
+  auto* etrecord = app.add_option(
+      "--etrecord", o.etrecord,
+      "the program's ETRecord: fills op_types, delegate_backend_name, stack traces and module hierarchy");
+  app.add_option("--method", o.method, "with --etrecord: the method whose maps and graph link the events")
+      ->capture_default_str()
+      ->needs(etrecord);
+  app.add_flag("--strict", o.strict, "with --etrecord: exit 1 unless every event (framework events aside) links")
+      ->needs(etrecord);
+  auto* columns = tools::one_per_occurrence(
+      app.add_option("--columns", o.columns,
+                     "only these columns, in this order, e.g. event_name,avg,module,source (stat names without unit "
+                     "work); comma-separated or repeated")
+          ->delimiter(','));
   auto* source =
       app.add_flag("--source", o.source_columns,
                    "add columns module (innermost nn.Module path) and source (file:line) from the --etrecord");
-  app.add_option("--debug-buffer", o.debug_buffer, "the run's debug buffer: summarise each event's logged values");
-  app.add_option("--max-values", o.max_values, "with --debug-buffer: tensor elements shown per value")
-      ->check(CLI::NonNegativeNumber)
+  app.add_option("--debug-buffer", o.debug_buffer,
+                 "the run's debug buffer: summarise each event's logged values (default: ETDUMP.debug.bin if present)");
+  app.add_option("--max-values", o.max_values, "with a debug buffer: tensor elements shown per value")
+      ->check(tools::kCount)
       ->capture_default_str();
   auto* total =
       app.add_option("--find-total-for-module", o.find_total_for_module,
@@ -241,5 +273,9 @@ int main(int argc, char** argv) {
     total->excludes(ignored);
   }
   program->needs(html);
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> { return run(o); });
+  tools::add_quiet_flag(app);
+  tools::AliasedArgs args(argc, argv,
+                          {tools::kEtdumpPath, tools::kEtrecordPath, tools::kDebugBufferPath, tools::kSourceTimeScale,
+                           tools::kTargetTimeScale, {"--exclude-warmup", "--warmup"}});
+  return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> { return run(o); });
 }

@@ -10,6 +10,7 @@
 #include "libcore/render/etrecord_dot.h"
 #include "libcore/render/etrecord_text.h"
 #include "libcore/support/file.h"
+#include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -111,7 +112,9 @@ int main(int argc, char** argv) {
       "--format json writes the whole model (or one graph with --graph/--nodes/--print);\n"
       "--format dot writes a graph for Graphviz, clustered by module.",
       "et-record-inspect"};
-  app.add_option("ETRECORD", o.input, "the ETRecord (a ZIP); - reads standard input")->required();
+  // Not ->required(): CLI11 would mark both spellings REQUIRED.
+  app.add_option("ETRECORD,--etrecord", o.input,
+                 "the ETRecord (a ZIP), required as ETRECORD or --etrecord; - reads standard input");
   app.add_option("--graph", o.graph,
                  "graph to show: an entry name (e.g. aten_dialect_output/forward), 'edge' or 'aten'; "
                  "default: the edge program of --method");
@@ -127,7 +130,10 @@ int main(int argc, char** argv) {
                  "with --format dot: label and colour nodes by their share of the execution time in this ETDump");
   app.add_option("-o,--output", o.output, "output file (written atomically); - is standard output")
       ->capture_default_str();
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
+  tools::add_quiet_flag(app);
+  tools::AliasedArgs args(argc, argv, {tools::kEtdumpPath, tools::kEtrecordPath});
+  return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> {
+    if (o.input.empty()) return Error{ErrorKind::kUsage, {}, {}, "an ETRecord is required: ETRECORD or --etrecord"};
     if (!o.etdump.empty() && o.format != "dot") {
       return Error{ErrorKind::kUsage, {}, {}, "--etdump applies to --format dot"};
     }

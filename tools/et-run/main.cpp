@@ -1,6 +1,7 @@
 // et-run: executes a .pte or .bpte on the host with the portable kernels and
 // writes an ETDump (+ debug buffer) that ExecuTorch's tools can read.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cinttypes>
 #include <filesystem>
@@ -8,11 +9,14 @@
 
 #include "libcore/formats/npy/npy.h"
 #include "libcore/support/file.h"
+#include "libcore/support/json_writer.h"
 #include "runner/backends/xnnpack/xnnpack_backend.h"
+#include "runner/describe.h"
 #include "runner/executor.h"
 #include "runner/inputs.h"
 #include "runner/kernels/elementwise.h"
 #include "runner/program_file.h"
+#include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
 
 using namespace etkit;
@@ -36,8 +40,10 @@ struct Options {
   std::string debug_buffer;
   std::string output_dir;
   bool print_outputs = false;
-  bool quiet = false;
   bool list_kernels = false;
+  bool describe = false;
+  std::string format = "text";
+  bool pretty = false;
   bool list_backends = false;
   std::string delegate_debug_ids = "names";
   uint64_t max_memory = kDefaultMemoryLimit;
@@ -107,24 +113,72 @@ Result<NamedBytes> encode_output(size_t i, const EValue& v) {
     ETKIT_ASSIGN_OR_RETURN(auto npy_bytes, npy::write_npy(t.dtype(), shape, ByteSpan(bytes)));
     return NamedBytes{stem + ".npy", std::move(npy_bytes)};
   }
-  std::string json;
-  switch (v.tag) {
-    case Tag::kInt: json = "{\"Int\": " + std::to_string(v.i) + "}"; break;
-    case Tag::kDouble: {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.17g", v.d);
-      json = std::string("{\"Double\": ") + (std::isfinite(v.d) ? buf : "\"" + std::string(buf) + "\"") + "}";
-      break;
+  // {"format": "etkit.value/1", "type": "int", "value": 128} (docs/json.md).
+  // Written to memory first: --output-dir writes every file or none.
+  char* text = nullptr;
+  size_t length = 0;
+  std::FILE* memory = open_memstream(&text, &length);
+  if (memory == nullptr) return Error{ErrorKind::kRuntime, {}, {}, "out of memory for " + stem + ".json"};
+  {
+    JsonWriter w(memory, false);
+    w.begin_object();
+    w.key("format");
+    w.string("etkit.value/1");
+    w.key("type");
+    switch (v.tag) {
+      case Tag::kInt: w.string("int"); w.key("value"); w.number(v.i); break;
+      case Tag::kDouble: w.string("double"); w.key("value"); w.number(v.d); break;
+      case Tag::kBool: w.string("bool"); w.key("value"); w.boolean(v.b); break;
+      case Tag::kString: w.string("string"); w.key("value"); w.string(v.s); break;
+      default: {
+        std::string tag(tag_name(v.tag));
+        std::transform(tag.begin(), tag.end(), tag.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        w.string(tag);
+        w.key("value");
+        w.null();
+        break;
+      }
     }
-    case Tag::kBool: json = std::string("{\"Bool\": ") + (v.b ? "true" : "false") + "}"; break;
-    case Tag::kString: json = "{\"String\": \"" + std::string(v.s) + "\"}"; break;
-    default: json = "{\"" + std::string(tag_name(v.tag)) + "\": null}"; break;
+    w.end_object();
+    w.newline();
+    w.flush();
   }
-  json += "\n";
-  return NamedBytes{stem + ".json", std::vector<uint8_t>(json.begin(), json.end())};
+  std::fclose(memory);
+  NamedBytes file{stem + ".json", std::vector<uint8_t>(text, text + length)};
+  std::free(text);
+  return file;
+}
+
+// What goes to standard output: text and binary must not share it, nor two
+// binaries, and `-` is no directory name.
+Status check_stdout_use(const Options& o) {
+  if (o.output_dir == "-") return usage("--output-dir - is not possible: outputs are files in a directory (give a path)");
+  std::vector<std::string> users;
+  if (o.etdump == "-") users.push_back("--etdump -");
+  if (o.debug_buffer == "-") users.push_back("--debug-buffer -");
+  if (o.print_outputs) users.push_back("--print-outputs");
+  if (users.size() > 1) {
+    std::string list;
+    for (size_t i = 0; i < users.size(); ++i) list += (i ? (i + 1 == users.size() ? " and " : ", ") : "") + users[i];
+    return usage(list + " cannot share standard output: send all but one to files");
+  }
+  return {};
+}
+
+Result<int> describe(const Options& o) {
+  ETKIT_ASSIGN_OR_RETURN(ProgramFile pf, open_program_file(o.model));
+  const auto description = describe_program(pf.program, portable_kernel_registry(), host_backends(o));
+  if (o.format == "json") {
+    ETKIT_TRY(write_describe_json(description, stdout, o.pretty));
+  } else {
+    const std::string text = describe_text(description);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  return description.all_supported() ? tools::kExitOk : tools::kExitCheckFailed;
 }
 
 Result<int> run(const Options& o) {
+  ETKIT_TRY(check_stdout_use(o));
   const DebugLevel level = o.debug_level == "outputs"         ? DebugLevel::kProgramOutputs
                            : o.debug_level == "intermediates" ? DebugLevel::kIntermediateOutputs
                                                               : DebugLevel::kNone;
@@ -233,7 +287,7 @@ Result<int> run(const Options& o) {
     ETKIT_TRY(write_file(o.etdump, tracer->finish()));
     if (level != DebugLevel::kNone) ETKIT_TRY(write_file(debug_path, tracer->debug_buffer()));
   }
-  if (!o.quiet) {
+  if (!tools::quiet_mode()) {
     std::vector<double> sorted = times_ms;
     std::sort(sorted.begin(), sorted.end());
     std::fprintf(stderr, "et-run: %s: method '%s' loaded in %.3f ms; %zu run%s: median %.3f ms (min %.3f, max %.3f)\n",
@@ -266,25 +320,40 @@ int main(int argc, char** argv) {
   auto* model = app.add_option("MODEL", o.model, ".pte or .bpte file");
   app.add_flag("--list-kernels", o.list_kernels, "print the registered operators (ns::name.overload), one per line, and exit");
   app.add_flag("--list-backends", o.list_backends, "print the delegate backends et-run runs on the host, one per line, and exit");
+  auto* describe_flag =
+      app.add_flag("--describe", o.describe,
+                   "list MODEL's methods, inputs and outputs (dtype, shape, dynamism), delegates and operators, each "
+                   "marked supported or not by this build, without running anything (exit 1 if any is not)");
+  app.add_option("--format", o.format, "with --describe: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str()
+      ->needs(describe_flag);
+  app.add_flag("--pretty", o.pretty, "with --describe --format json: indent (default: compact)")->needs(describe_flag);
   app.add_option("--delegate-debug-ids", o.delegate_debug_ids,
                  "how delegate events are identified in the ETDump: names (XNNPACK's operator names, as the official "
                  "runtime) or handles (the nodes' debug handles, linkable through an ETRecord)")
       ->check(CLI::IsMember({"names", "handles"}))
       ->capture_default_str();
   app.add_option("--method", o.method, "method to run")->capture_default_str();
-  app.add_option("--input", o.inputs,
-                 "one per method input, in order: a .npy file, a raw little-endian .bin file, or a literal for "
-                 "Int/Double/Bool inputs (default: all ones)");
-  app.add_option("--data", o.data_files, "external constant data (.ptd FlatTensor file); repeatable");
-  auto* random = app.add_option("--random-inputs", o.random_seed, "random inputs from this seed instead of ones");
+  tools::one_per_occurrence(app.add_option(
+      "--input", o.inputs,
+      "repeated once per method input, in order: a .npy file, a raw little-endian .bin file, or a literal for "
+      "Int/Double/Bool inputs (default: all ones)"));
+  tools::one_per_occurrence(
+      app.add_option("--data", o.data_files, "external constant data (.ptd FlatTensor file); repeatable"));
+  auto* random = app.add_option("--random-inputs", o.random_seed, "random inputs from this seed instead of ones")
+                     ->check(tools::kCount);
   app.get_option("--input")->excludes(random);
   app.add_option("--testset", o.testset, ".bpte: which bundled test case feeds the inputs (default 0)")
+      ->check(tools::kCount)
       ->each([&](const std::string&) { o.testset_given = true; });
   app.add_flag("--verify", o.verify, ".bpte: compare outputs with the test case's expected outputs (exit 1 on mismatch)");
-  app.add_option("--rtol", o.rtol, "relative tolerance for --verify")->capture_default_str();
-  app.add_option("--atol", o.atol, "absolute tolerance for --verify")->capture_default_str();
-  app.add_option("--iterations", o.iterations, "recorded executions")->capture_default_str();
-  app.add_option("--warmup", o.warmup, "executions before the recorded ones, not traced")->capture_default_str();
+  app.add_option("--rtol", o.rtol, "relative tolerance for --verify")->check(tools::kNonNegativeReal)->capture_default_str();
+  app.add_option("--atol", o.atol, "absolute tolerance for --verify")->check(tools::kNonNegativeReal)->capture_default_str();
+  app.add_option("--iterations", o.iterations, "recorded executions")->check(tools::kCount)->capture_default_str();
+  app.add_option("--warmup", o.warmup, "executions before the recorded ones, not traced")
+      ->check(tools::kCount)
+      ->capture_default_str();
   app.add_option("--etdump", o.etdump, "write an ETDump here (- for standard output)");
   app.add_option("--debug-level", o.debug_level, "none, outputs (program outputs) or intermediates (every kernel output)")
       ->check(CLI::IsMember({"none", "outputs", "intermediates"}))
@@ -303,8 +372,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-etdump-size", o.max_etdump_size, "bound on the ETDump's size (suffixes KiB, MiB, GiB)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
-  app.add_flag("-q,--quiet", o.quiet, "no timing summary on standard error");
-  return tools::run_tool(app, argc, argv, [&]() -> Result<int> {
+  tools::add_quiet_flag(app);
+  tools::AliasedArgs args(argc, argv, {tools::kEtdumpPath, tools::kDebugBufferPath});
+  return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> {
     if (o.list_kernels) {
       for (const auto& name : portable_kernel_registry().names()) std::printf("%s\n", name.c_str());
       return tools::kExitOk;
@@ -314,6 +384,7 @@ int main(int argc, char** argv) {
       return tools::kExitOk;
     }
     if (model->count() == 0) return usage("MODEL is required");
+    if (o.describe) return describe(o);
     return run(o);
   });
 }

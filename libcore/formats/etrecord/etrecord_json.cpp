@@ -376,8 +376,13 @@ class Emitter {
     w_.end_object();
   }
 
-  void program(const Program& p) {
+  // `format` is set when the graph is the whole document.
+  void program(const Program& p, const char* format = nullptr) {
     w_.begin_object();
+    if (format) {
+      w_.key("format");
+      w_.string(format);
+    }
     w_.key("entry");
     w_.string(p.entry);
     w_.key("kind");
@@ -586,7 +591,7 @@ Status write_etrecord_json(const EtRecord& record, std::string_view file_name, s
 
 Status write_program_json(const Program& program, std::FILE* out, bool pretty) {
   JsonWriter w(out, pretty);
-  Emitter(w).program(program);
+  Emitter(w).program(program, "etkit.etrecord-graph/1");
   return finish(w, out);
 }
 

@@ -329,6 +329,7 @@ Status decode_etdump_jsonl(ByteSpan file, const DecodeOptions& options, std::FIL
       const std::string_view name = run->name() ? run->name()->string_view() : std::string_view();
       for (flatbuffers::uoffset_t e = 0; e < run->events()->size(); ++e) {
         w.begin_object();
+        w.key("format"); w.string("etkit.etdump-events/1");  // a view of ours, versioned per line
         w.key("run_index"); w.number(r);
         w.key("run_name"); w.string(name);
         w.key("event_index"); w.number(e);

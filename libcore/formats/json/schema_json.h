@@ -39,7 +39,7 @@ struct DecodeOptions {
 Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options, std::FILE* out);
 
 // ETDump only: one JSON object per line per event, streaming:
-// {"run_index":R,"run_name":"...","event_index":E,"profile_event":{...}}.
+// {"format":"etkit.etdump-events/1","run_index":R,"run_name":"...","event_index":E,"profile_event":{...}}.
 Status decode_etdump_jsonl(ByteSpan file, const DecodeOptions& options, std::FILE* out);
 
 // Parses a document produced by decode_to_json (the kind is taken from its
