@@ -158,5 +158,29 @@ TEST_CASE("encode: a number beyond double is a one-line error, not an exception"
   auto r = encode_from_json(R"({"version": 1e400, "execution_plan": []})");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().kind == ErrorKind::kBadInput);
-  CHECK(r.error().message == "invalid JSON: number overflow parsing '1e400'");
+  // The number starts at byte 12 of the line: column 13.
+  CHECK(r.error().message == "invalid JSON at line 1, column 13: number too big to be stored in double");
+}
+
+TEST_CASE("encode: errors count lines and columns from 1; a NUL byte is not the end of the input", "[json][errors]") {
+  // Line 3, the '}' right after the comma at column 5.
+  auto r = encode_from_json("{\n  \"run_data\": [],\n  \"x\": 1,}");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.rfind("invalid JSON at line 3, column 10: ", 0) == 0);
+  // A complete document of 16 bytes followed by a NUL byte and more.
+  auto nul = encode_from_json(std::string("{\"run_data\": []}\0{}", 19));
+  REQUIRE_FALSE(nul.ok());
+  CHECK(nul.error().message == "invalid JSON at line 1, column 17: a NUL byte after the document");
+}
+
+TEST_CASE("encode: a key given twice keeps its first place and its last value", "[json]") {
+  // nlohmann's reading, which --encode always had; FlatBuffers' parser alone
+  // would refuse the second "name" as a field set twice.
+  auto twice = encode_from_json(
+      R"({"version": 3, "run_data": [{"name": "a", "bundled_input_index": 1, "name": "b"}], "version": 0})");
+  INFO((twice ? std::string() : twice.error().describe()));
+  REQUIRE(twice.ok());
+  auto once = encode_from_json(R"({"version": 0, "run_data": [{"name": "b", "bundled_input_index": 1}]})");
+  REQUIRE(once.ok());
+  CHECK(*twice == *once);
 }
