@@ -82,7 +82,9 @@ class PythonJsonStream {
   Ch Take() {
     const Ch c = shown_;
     if (pos_ < text_.size()) {
-      consume(text_[pos_]);
+      const char raw = text_[pos_];
+      // Most bytes are inside strings, where only these two change the state.
+      if (state_ != State::kString || raw == '\\' || raw == '"') consume(raw);
       ++pos_;
       shown_ = show();
     }
@@ -178,6 +180,7 @@ class PythonJsonStream {
     if (pos_ >= text_.size()) return '\0';
     const char c = text_[pos_];
     if (c == '\0') return '\x01';
+    if (state_ == State::kString) return c;
     if ((state_ == State::kAfterE || state_ == State::kExponent) && is_digit(c)) return '0';
     if (state_ == State::kUnicode && replace_unicode_) return "fffd"[4 - unicode_left_];
     return c;
