@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libcli11-dev flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
+  libcli11-dev flatbuffers-compiler libflatbuffers-dev rapidjson-dev
+  nlohmann-json3-dev  # tests only: an independent reader of the JSON the tools print
   libspdlog-dev catch2 libzip-dev libbenchmark-dev
   graphviz chromium  # et-graph --format svg/png; the HTML report's browser test
 )
