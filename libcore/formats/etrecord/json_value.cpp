@@ -166,6 +166,7 @@ class PythonJsonStream {
     const bool low = unit >= 0xDC00 && unit <= 0xDFFF;
     bool lone = false;
     if (high) {
+      // hex4 read four digits, so digits + 4 is within the text.
       const long next = text_.substr(digits + 4, 2) == "\\u" ? hex4(digits + 6) : -1;
       low_expected_ = next >= 0xDC00 && next <= 0xDFFF;
       lone = !low_expected_;
