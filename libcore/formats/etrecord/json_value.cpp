@@ -1,6 +1,5 @@
 #include "libcore/formats/etrecord/json_value.h"
 
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -9,6 +8,7 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include "libcore/support/json_number.h"
 #include "libcore/support/py_float.h"
 
 namespace etkit::etrecord {
@@ -282,28 +282,11 @@ class ValueBuilder {
     if (text == "-Infinity") return JsonValue(-std::numeric_limits<double>::infinity());
     // RapidJSON also reads Inf, -Inf and -NaN; Python does not.
     if (text.find_first_of("IN") != std::string_view::npos) return std::nullopt;
-    const char* first = text.data();
-    const char* last = text.data() + text.size();
-    const bool integral = text.find_first_of(".eE") == std::string_view::npos;
-    if (integral) {
-      int64_t i = 0;
-      const auto r = std::from_chars(first, last, i);
-      if (r.ec == std::errc() && r.ptr == last) return JsonValue(i);
-    }
-    double d = 0;
-    const auto r = std::from_chars(first, last, d);
-    if (r.ec == std::errc::result_out_of_range) {
-      const size_t exponent_at = text.find_first_of("eE");
-      const std::string_view mantissa = text.substr(0, exponent_at);
-      const bool nonzero_mantissa = mantissa.find_first_of("123456789") != std::string_view::npos;
-      const bool negative_exponent =
-          exponent_at != std::string_view::npos && text.substr(exponent_at + 1, 1) == "-";
-      d = nonzero_mantissa && !negative_exponent ? std::numeric_limits<double>::infinity() : 0.0;
-      if (text.front() == '-') d = -d;
-    } else if (r.ec != std::errc() || r.ptr != last) {
-      return std::nullopt;
-    }
-    return JsonValue(d);
+    const auto n = json_number(text);
+    if (!n) return std::nullopt;
+    if (const int64_t* i = std::get_if<int64_t>(&n->value)) return JsonValue(*i);
+    if (const uint64_t* u = std::get_if<uint64_t>(&n->value)) return JsonValue(static_cast<double>(*u));
+    return JsonValue(std::get<double>(n->value));
   }
 
   std::string_view text_;

@@ -9,6 +9,8 @@
 #include <flatbuffers/idl.h>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -24,6 +26,7 @@
 #include "libcore/formats/scalar_type.h"
 #include "libcore/support/base64.h"
 #include "libcore/support/float16.h"
+#include "libcore/support/json_number.h"
 #include "program_generated.h"
 
 // RapidJSON 1.1.0's member iterators declare operator!= as a member only,
@@ -280,23 +283,72 @@ std::string line_and_column(std::string_view text, size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+// Passes RapidJSON's events on to the document, except numbers: they arrive
+// as their text (kParseNumbersAsStringsFlag) and are converted by
+// json_number(), as RapidJSON 1.1.0's full-precision conversion misreads
+// zeros with large negative exponents (0e-44).
+class NumberFilter {
+ public:
+  explicit NumberFilter(rapidjson::Document& doc) : doc_(doc) {}
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType length, bool) {
+    const auto n = json_number(std::string_view(s, length));
+    if (!n || n->overflow) {
+      too_big_ = true;
+      return false;
+    }
+    if (const int64_t* i = std::get_if<int64_t>(&n->value)) return doc_.Int64(*i);
+    if (const uint64_t* u = std::get_if<uint64_t>(&n->value)) return doc_.Uint64(*u);
+    return doc_.Double(std::get<double>(n->value));
+  }
+  bool String(const char* s, rapidjson::SizeType length, bool copy) { return doc_.String(s, length, copy); }
+  bool StartObject() { return doc_.StartObject(); }
+  bool Key(const char* s, rapidjson::SizeType length, bool copy) { return doc_.Key(s, length, copy); }
+  bool EndObject(rapidjson::SizeType count) { return doc_.EndObject(count); }
+  bool StartArray() { return doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType count) { return doc_.EndArray(count); }
+
+  bool too_big() const { return too_big_; }
+
+ private:
+  rapidjson::Document& doc_;
+  bool too_big_ = false;
+};
+
 // Strict JSON (no NaN/Infinity: decode writes them as strings), valid UTF-8,
 // read iteratively so nesting costs heap, not stack.
 Result<rapidjson::Document> parse_document(std::string_view text) {
   // RapidJSON takes a NUL byte for the end of the input: read up to it, and
   // refuse it if the document before it is complete.
   const size_t nul = text.find('\0');
-  rapidjson::Document doc;
   constexpr unsigned kFlags =
-      rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag;
-  doc.Parse<kFlags>(text.data(), std::min(nul, text.size()));
-  if (doc.HasParseError()) {
+      rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
+  rapidjson::MemoryStream stream(text.data(), std::min(nul, text.size()));
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  bool too_big = false;
+  rapidjson::Document doc;
+  auto generate = [&](rapidjson::Document& handler) {
+    NumberFilter filter(handler);
+    result = reader.Parse<kFlags>(stream, filter);
+    too_big = filter.too_big();
+    return !result.IsError();
+  };
+  doc.Populate(generate);
+  if (result.IsError()) {
     // RapidJSON's sentences ("Missing a comma or ']' after an array
     // element.") as a clause of our one-line message.
-    std::string reason = rapidjson::GetParseError_En(doc.GetParseError());
+    std::string reason = too_big ? "Number too big to be stored in double." : rapidjson::GetParseError_En(result.Code());
     if (!reason.empty() && reason.back() == '.') reason.pop_back();
     if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
-    return bad_input("invalid JSON at " + line_and_column(text, doc.GetErrorOffset()) + ": " + reason);
+    return bad_input("invalid JSON at " + line_and_column(text, result.Offset()) + ": " + reason);
   }
   if (nul != std::string_view::npos) {
     return bad_input("invalid JSON at " + line_and_column(text, nul) + ": a NUL byte after the document");
