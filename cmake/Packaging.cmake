@@ -32,6 +32,6 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Building against the libraries needs the headers of their dependencies;
 # et-graph's SVG/PNG output runs Graphviz's dot.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libflatbuffers-dev, libzip-dev, nlohmann-json3-dev, pkg-config, cmake")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libflatbuffers-dev, libzip-dev, pkg-config, cmake")
 
 include(CPack)

@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libcli11-dev flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
+  libcli11-dev flatbuffers-compiler libflatbuffers-dev rapidjson-dev
+  nlohmann-json3-dev  # tests only: an independent reader of the JSON the tools print
   catch2 libzip-dev libbenchmark-dev
   help2man  # man pages of the tools (skipped with a message when absent)
   zsh  # the syntax check of the generated zsh completions

@@ -88,6 +88,30 @@ TEST_CASE("python json: strings, escapes and utf-8", "[etrecord][json]") {
   CHECK_FALSE(parse_json(R"("\u12")").ok());
 }
 
+TEST_CASE("python json: what RapidJSON reads differently from Python is read as Python does", "[etrecord][json]") {
+  // A NUL byte is data (an error here), not the end of the document.
+  CHECK_FALSE(parse_json(std::string("[1]\0 trailing", 14)).ok());
+  CHECK_FALSE(parse_json(std::string("[\"a\0b\"]", 8)).ok());
+  // Exponents beyond double's range: Python's float() gives +-inf or 0.
+  auto big = parse_json("[1E+400, -2e0400, 5e-0400]");
+  REQUIRE(big.ok());
+  CHECK(*(*big->as_array())[0].as_double() == std::numeric_limits<double>::infinity());
+  CHECK(*(*big->as_array())[1].as_double() == -std::numeric_limits<double>::infinity());
+  CHECK(*(*big->as_array())[2].as_double() == 0.0);
+  // Lone surrogates either way round become U+FFFD; a pair stays one character.
+  auto lone = parse_json(R"(["\udc00", "\ud800\ud800\udc00", "\ud800\u0041"])");
+  REQUIRE(lone.ok());
+  const auto& a = *lone->as_array();
+  CHECK(*a[0].as_string() == "\xef\xbf\xbd");
+  CHECK(*a[1].as_string() == "\xef\xbf\xbd\xf0\x90\x80\x80");  // U+FFFD U+10000
+  CHECK(*a[2].as_string() == "\xef\xbf\xbd" "A");
+  // The letters of a literal inside an exponent-looking context stay text.
+  auto text = parse_json(R"({"e1": "1e999", "true": true})");
+  REQUIRE(text.ok());
+  CHECK(*text->find("e1")->as_string() == "1e999");
+  CHECK(*text->find("true")->as_bool());
+}
+
 TEST_CASE("python json: errors name the offset", "[etrecord][json]") {
   auto r = parse_json("{\"a\": 1,}");
   REQUIRE_FALSE(r.ok());

@@ -56,6 +56,7 @@ TEST_CASE("fuzz regressions: the reader targets replay their reproducers and see
   replay("etdump", fuzz::etdump);
   replay("bundled", fuzz::bundled);
   replay("etrecord", fuzz::etrecord);
+  CHECK(replay("etrecord-json", fuzz::etrecord_json) >= 1);  // seeds/etrecord-json/add_relu.json
   replay("ptd", fuzz::ptd);
   CHECK(replay("npy", fuzz::npy) >= 1);          // seeds/npy/mlp-output.npy
   CHECK(replay("json-encode", fuzz::json_encode) >= 1);  // seeds/json-encode/mlp.json

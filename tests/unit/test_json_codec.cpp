@@ -1,5 +1,7 @@
 // The JSON form: compared with what Debian's flatc (an independent decoder)
 // prints for the same bytes with our schemas, and round trips.
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "examples/demo_models.h"
@@ -158,5 +160,53 @@ TEST_CASE("encode: a number beyond double is a one-line error, not an exception"
   auto r = encode_from_json(R"({"version": 1e400, "execution_plan": []})");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().kind == ErrorKind::kBadInput);
-  CHECK(r.error().message == "invalid JSON: number overflow parsing '1e400'");
+  // The number starts at byte 12 of the line: column 13.
+  CHECK(r.error().message == "invalid JSON at line 1, column 13: number too big to be stored in double");
+}
+
+TEST_CASE("encode: errors count lines and columns from 1, and a NUL byte is not the end of the input", "[json][errors]") {
+  // Line 3, the '}' right after the comma at column 5.
+  auto r = encode_from_json("{\n  \"run_data\": [],\n  \"x\": 1,}");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.rfind("invalid JSON at line 3, column 10: ", 0) == 0);
+  // A complete document of 16 bytes followed by a NUL byte and more.
+  auto nul = encode_from_json(std::string("{\"run_data\": []}\0{}", 19));
+  REQUIRE_FALSE(nul.ok());
+  CHECK(nul.error().message == "invalid JSON at line 1, column 17: a NUL byte after the document");
+}
+
+TEST_CASE("encode: a key given twice keeps its first place and its last value", "[json]") {
+  // nlohmann's reading, which --encode always had; FlatBuffers' parser alone
+  // would refuse the second "name" as a field set twice.
+  auto twice = encode_from_json(
+      R"({"version": 3, "run_data": [{"name": "a", "bundled_input_index": 1, "name": "b"}], "version": 0})");
+  INFO((twice ? std::string() : twice.error().describe()));
+  REQUIRE(twice.ok());
+  auto once = encode_from_json(R"({"version": 0, "run_data": [{"name": "b", "bundled_input_index": 1}]})");
+  REQUIRE(once.ok());
+  CHECK(*twice == *once);
+}
+
+TEST_CASE("encode: numbers keep their exact values (a zero with a large negative exponent is zero)", "[json]") {
+  // RapidJSON 1.1.0's own full-precision conversion reads 0e-44 as about
+  // -4.5e-277; every spelling below denotes zero, 2^-1074 or the largest
+  // uint64 exactly.
+  const std::string doc = R"({"run_data": [{"events": [)"
+                          R"({"debug_event": {"debug_entry": {"val": "Double", "double_value": {"double_val": 0e-44}}}},)"
+                          R"({"debug_event": {"debug_entry": {"val": "Double", "double_value": {"double_val": -0.000e-30}}}},)"
+                          R"({"debug_event": {"debug_entry": {"val": "Double", "double_value": {"double_val": 4.9406564584124654e-324}}}},)"
+                          R"({"debug_event": {"chain_index": 18446744073709551615}}]}]})";
+  auto encoded = encode_from_json(doc);
+  INFO((encoded ? std::string() : encoded.error().describe()));
+  REQUIRE(encoded.ok());
+  const json back = json::parse(decode(FileKind::kEtDump, ByteSpan(*encoded)));
+  const auto& events = back["run_data"][0]["events"];
+  const double zero = events[0]["debug_event"]["debug_entry"]["double_value"]["double_val"].get<double>();
+  CHECK(zero == 0.0);
+  CHECK_FALSE(std::signbit(zero));
+  // (FlatBuffers stores -0.0 as the default 0.0, so its sign is not kept.)
+  CHECK(events[1]["debug_event"]["debug_entry"]["double_value"]["double_val"].get<double>() == 0.0);
+  CHECK(events[2]["debug_event"]["debug_entry"]["double_value"]["double_val"].get<double>() ==
+        std::numeric_limits<double>::denorm_min());
+  CHECK(events[3]["debug_event"]["chain_index"].get<uint64_t>() == UINT64_MAX);
 }

@@ -1,9 +1,14 @@
 #include "libcore/formats/etrecord/json_value.h"
 
-#include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <vector>
 
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include "libcore/support/json_number.h"
 #include "libcore/support/py_float.h"
 
 namespace etkit::etrecord {
@@ -57,346 +62,274 @@ JsonValue& JsonValue::push(JsonValue value) {
 
 namespace {
 
-class Parser {
+// RapidJSON reads the document; this stream adapts what it sees to the three
+// places where Python's json module and RapidJSON disagree, without changing
+// any offset (so RapidJSON's error offsets stay true):
+//  - exponent digits are shown as '0': RapidJSON refuses 1e999 as too big,
+//    Python reads it as inf; the handler converts every number from the
+//    original text, so the value is unaffected;
+//  - a lone UTF-16 surrogate escape is shown as \ufffd: RapidJSON refuses it,
+//    Python keeps it in str and we keep U+FFFD (UTF-8 cannot hold it);
+//  - a NUL byte is shown as 0x01: RapidJSON takes NUL for the end of input,
+//    which would silently cut the document short.
+class PythonJsonStream {
  public:
-  Parser(std::string_view text, const JsonLimits& limits) : text_(text), limits_(limits) {}
+  using Ch = char;
 
-  Result<JsonValue> document() {
-    if (text_.size() > limits_.max_bytes) {
-      return bad_input("json document of " + std::to_string(text_.size()) + " bytes exceeds the limit of " +
-                       std::to_string(limits_.max_bytes));
+  explicit PythonJsonStream(std::string_view text) : text_(text) { shown_ = show(); }
+
+  Ch Peek() const { return shown_; }
+  Ch Take() {
+    const Ch c = shown_;
+    if (pos_ < text_.size()) {
+      const char raw = text_[pos_];
+      // Most bytes are inside strings, where only these two change the state.
+      if (state_ != State::kString || raw == '\\' || raw == '"') consume(raw);
+      ++pos_;
+      shown_ = show();
     }
-    skip_space();
-    JsonValue root;
-    if (!value(root, 0)) return std::move(error_);
-    skip_space();
-    if (pos_ != text_.size()) return fail("unexpected data after the json document");
-    return root;
+    return c;
   }
+  size_t Tell() const { return pos_; }
+
+  // Write side: required by the Stream concept, unused (no in-situ parsing).
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  size_t PutEnd(Ch*) { return 0; }
 
  private:
-  Error fail(const std::string& message) {
-    error_ = bad_input("json: " + message + " at offset " + std::to_string(pos_));
-    return error_;
+  enum class State : uint8_t { kValue, kAfterE, kExponent, kString, kEscape, kUnicode };
+
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+  static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
   }
 
-  void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
-      ++pos_;
+  // The code unit of the four hex digits at `at`, or -1.
+  long hex4(size_t at) const {
+    if (at > text_.size() || text_.size() - at < 4) return -1;
+    long unit = 0;
+    for (size_t i = 0; i < 4; ++i) {
+      const int h = hex_value(text_[at + i]);
+      if (h < 0) return -1;
+      unit = unit << 4 | h;
     }
+    return unit;
   }
 
-  bool literal(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  bool value(JsonValue& out, size_t depth) {
-    if (pos_ >= text_.size()) return fail("unexpected end of input"), false;
-    const char c = text_[pos_];
-    switch (c) {
-      case '{': return object(out, depth + 1);
-      case '[': return array(out, depth + 1);
-      case '"': {
-        std::string s;
-        if (!string(s)) return false;
-        out = JsonValue(std::move(s));
-        return true;
-      }
-      case 't':
-        if (literal("true")) return out = JsonValue(true), true;
-        break;
-      case 'f':
-        if (literal("false")) return out = JsonValue(false), true;
-        break;
-      case 'n':
-        if (literal("null")) return out = JsonValue(), true;
-        break;
-      case 'N':
-        if (literal("NaN")) return out = JsonValue(std::numeric_limits<double>::quiet_NaN()), true;
-        break;
-      case 'I':
-        if (literal("Infinity")) return out = JsonValue(std::numeric_limits<double>::infinity()), true;
-        break;
-      case '-':
-        if (literal("-Infinity")) return out = JsonValue(-std::numeric_limits<double>::infinity()), true;
-        return number(out);
-      default:
-        if (c >= '0' && c <= '9') return number(out);
-    }
-    return fail(std::string("unexpected character '") + printable(c) + "'"), false;
-  }
-
-  static std::string printable(char c) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) return std::string(1, c);
-    static constexpr char kHex[] = "0123456789abcdef";
-    return std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
-  }
-
-  bool object(JsonValue& out, size_t depth) {
-    if (depth > limits_.max_depth) return fail("nesting deeper than " + std::to_string(limits_.max_depth)), false;
-    ++pos_;  // '{'
-    JsonObject members;
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
-      ++pos_;
-      out = JsonValue(std::move(members));
-      return true;
-    }
-    while (true) {
-      skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != '"') return fail("expected a string key"), false;
-      JsonMember member;
-      if (!string(member.key)) return false;
-      skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected ':'"), false;
-      ++pos_;
-      skip_space();
-      if (!value(member.value, depth)) return false;
-      members.push_back(std::move(member));
-      skip_space();
-      if (pos_ >= text_.size()) return fail("unexpected end of input in an object"), false;
-      if (text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (text_[pos_] == '}') {
-        ++pos_;
-        break;
-      }
-      return fail("expected ',' or '}'"), false;
-    }
-    out = JsonValue(std::move(members));
-    return true;
-  }
-
-  bool array(JsonValue& out, size_t depth) {
-    if (depth > limits_.max_depth) return fail("nesting deeper than " + std::to_string(limits_.max_depth)), false;
-    ++pos_;  // '['
-    JsonArray items;
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      out = JsonValue(std::move(items));
-      return true;
-    }
-    while (true) {
-      skip_space();
-      items.emplace_back();
-      if (!value(items.back(), depth)) return false;
-      skip_space();
-      if (pos_ >= text_.size()) return fail("unexpected end of input in an array"), false;
-      if (text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (text_[pos_] == ']') {
-        ++pos_;
-        break;
-      }
-      return fail("expected ',' or ']'"), false;
-    }
-    out = JsonValue(std::move(items));
-    return true;
-  }
-
-  static void append_utf8(std::string& s, uint32_t cp) {
-    if (cp < 0x80) {
-      s += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      s += static_cast<char>(0xC0 | (cp >> 6));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      s += static_cast<char>(0xE0 | (cp >> 12));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      s += static_cast<char>(0xF0 | (cp >> 18));
-      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  bool hex4(uint32_t& out) {
-    if (text_.size() - pos_ < 4) return fail("truncated \\u escape"), false;
-    out = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
-      out <<= 4;
-      if (h >= '0' && h <= '9') {
-        out |= uint32_t(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        out |= uint32_t(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        out |= uint32_t(h - 'A' + 10);
-      } else {
-        --pos_;
-        return fail("bad hex digit in \\u escape"), false;
-      }
-    }
-    return true;
-  }
-
-  // Length of the valid UTF-8 sequence at pos_, or 0.
-  size_t utf8_length() const {
-    const auto b = [&](size_t i) { return static_cast<unsigned char>(text_[pos_ + i]); };
-    const size_t left = text_.size() - pos_;
-    const unsigned char c = b(0);
-    size_t n = 0;
-    uint32_t cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 2, cp = c & 0x1Fu;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 3, cp = c & 0x0Fu;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 4, cp = c & 0x07u;
-    } else {
-      return 0;
-    }
-    if (left < n) return 0;
-    for (size_t i = 1; i < n; ++i) {
-      if ((b(i) & 0xC0) != 0x80) return 0;
-      cp = cp << 6 | (b(i) & 0x3Fu);
-    }
-    // Overlong forms, surrogates and values beyond U+10FFFF are invalid.
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
-  }
-
-  bool string(std::string& out) {
-    ++pos_;  // '"'
-    while (true) {
-      // Copy the run of plain characters at once.
-      size_t run = pos_;
-      while (run < text_.size()) {
-        const auto c = static_cast<unsigned char>(text_[run]);
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-        ++run;
-      }
-      out.append(text_.data() + pos_, run - pos_);
-      pos_ = run;
-      if (pos_ >= text_.size()) return fail("unterminated string"), false;
-      const auto c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      if (c < 0x20) return fail("control character in a string"), false;
-      if (c >= 0x80) {
-        const size_t n = utf8_length();
-        if (n == 0) return fail("invalid utf-8 in a string"), false;
-        out.append(text_.data() + pos_, n);
-        pos_ += n;
-        continue;
-      }
-      // Backslash escape.
-      ++pos_;
-      if (pos_ >= text_.size()) return fail("unterminated string"), false;
-      const char e = text_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          uint32_t cp = 0;
-          if (!hex4(cp)) return false;
-          if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
-            const size_t save = pos_;
-            pos_ += 2;
-            uint32_t low = 0;
-            if (!hex4(low)) return false;
-            if (low >= 0xDC00 && low <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            } else {
-              pos_ = save;
-            }
-          }
-          // Python keeps lone surrogates in str; UTF-8 cannot, so they become U+FFFD.
-          if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-          append_utf8(out, cp);
-          break;
+  void consume(char c) {
+    switch (state_) {
+      case State::kAfterE:
+        if (c == '+' || c == '-') return;  // stays: the digits follow
+        [[fallthrough]];
+      case State::kExponent:
+        if (is_digit(c)) {
+          state_ = State::kExponent;
+          return;
         }
-        default:
-          --pos_;
-          return fail(std::string("bad escape '\\") + printable(e) + "'"), false;
-      }
+        state_ = State::kValue;
+        [[fallthrough]];
+      case State::kValue:
+        if (c == '"') state_ = State::kString;
+        if (c == 'e' || c == 'E') state_ = State::kAfterE;
+        return;
+      case State::kString:
+        if (c == '\\') state_ = State::kEscape;
+        if (c == '"') state_ = State::kValue;
+        return;
+      case State::kEscape:
+        if (c == 'u') {
+          start_unicode_escape();
+        } else {
+          state_ = State::kString;
+        }
+        return;
+      case State::kUnicode:
+        if (--unicode_left_ == 0) state_ = State::kString;
+        return;
     }
   }
 
-  bool number(JsonValue& out) {
-    const size_t start = pos_;
-    bool negative = false;
-    if (text_[pos_] == '-') {
-      negative = true;
-      ++pos_;
+  // Called with pos_ on the 'u' of "\u": decides whether its four digits are
+  // shown as they are or as fffd.
+  void start_unicode_escape() {
+    state_ = State::kUnicode;
+    unicode_left_ = 4;
+    const size_t digits = pos_ + 1;
+    const long unit = hex4(digits);
+    const bool high = unit >= 0xD800 && unit <= 0xDBFF;
+    const bool low = unit >= 0xDC00 && unit <= 0xDFFF;
+    bool lone = false;
+    if (high) {
+      // hex4 read four digits, so digits + 4 is within the text.
+      const long next = text_.substr(digits + 4, 2) == "\\u" ? hex4(digits + 6) : -1;
+      low_expected_ = next >= 0xDC00 && next <= 0xDFFF;
+      lone = !low_expected_;
+    } else {
+      lone = low && !low_expected_;
+      low_expected_ = false;
     }
-    const auto digits = [&]() {
-      const size_t from = pos_;
-      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
-      return pos_ - from;
-    };
-    const size_t int_start = pos_;
-    const size_t int_digits = digits();
-    if (int_digits == 0) return fail("bad number"), false;
-    if (int_digits > 1 && text_[int_start] == '0') {
-      pos_ = int_start + 1;
-      return fail("leading zero in a number"), false;
-    }
-    bool integral = true;
-    bool nonzero_mantissa = text_.substr(int_start, int_digits).find_first_not_of('0') != std::string_view::npos;
-    if (pos_ < text_.size() && text_[pos_] == '.') {
-      integral = false;
-      ++pos_;
-      const size_t frac_start = pos_;
-      if (digits() == 0) return fail("bad number"), false;
-      nonzero_mantissa = nonzero_mantissa ||
-                         text_.substr(frac_start, pos_ - frac_start).find_first_not_of('0') != std::string_view::npos;
-    }
-    bool negative_exponent = false;
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      integral = false;
-      ++pos_;
-      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) negative_exponent = text_[pos_++] == '-';
-      if (digits() == 0) return fail("bad number"), false;
-    }
-    const char* first = text_.data() + start;
-    const char* last = text_.data() + pos_;
-    if (integral) {
-      int64_t i = 0;
-      const auto r = std::from_chars(first, last, i);
-      if (r.ec == std::errc() && r.ptr == last) {
-        out = JsonValue(i);
-        return true;
-      }
-    }
-    double d = 0;
-    const auto r = std::from_chars(first, last, d);
-    if (r.ec == std::errc::result_out_of_range) {
-      // Python's float() overflows to inf and underflows to 0.
-      const bool overflow = nonzero_mantissa && !negative_exponent;
-      d = overflow ? std::numeric_limits<double>::infinity() : 0.0;
-      if (negative) d = -d;
-    } else if (r.ec != std::errc() || r.ptr != last) {
-      return fail("bad number"), false;
-    }
-    out = JsonValue(d);
-    return true;
+    replace_unicode_ = lone;
+  }
+
+  Ch show() const {
+    if (pos_ >= text_.size()) return '\0';
+    const char c = text_[pos_];
+    if (c == '\0') return '\x01';
+    if (state_ == State::kString) return c;
+    if ((state_ == State::kAfterE || state_ == State::kExponent) && is_digit(c)) return '0';
+    if (state_ == State::kUnicode && replace_unicode_) return "fffd"[4 - unicode_left_];
+    return c;
   }
 
   std::string_view text_;
-  const JsonLimits& limits_;
   size_t pos_ = 0;
-  Error error_;
+  Ch shown_ = '\0';
+  State state_ = State::kValue;
+  int unicode_left_ = 0;
+  bool replace_unicode_ = false;
+  bool low_expected_ = false;
 };
+
+// Builds JsonValues from RapidJSON's events with an explicit stack (the
+// iterative reader never recurses, and neither does this).
+class ValueBuilder {
+ public:
+  ValueBuilder(std::string_view text, const PythonJsonStream& stream, const JsonLimits& limits)
+      : text_(text), stream_(stream), limits_(limits) {}
+
+  bool Null() { return add(JsonValue()); }
+  bool Bool(bool b) { return add(JsonValue(b)); }
+  // Only RawNumber is called (kParseNumbersAsStringsFlag).
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(int64_t) { return false; }
+  bool Uint64(uint64_t) { return false; }
+  bool Double(double) { return false; }
+  bool RawNumber(const char*, rapidjson::SizeType length, bool) {
+    // The stream stands just past the number; its original text is read,
+    // not what the stream showed RapidJSON.
+    const size_t end = stream_.Tell();
+    const size_t start = end - length;
+    const auto value = number(text_.substr(start, length));
+    if (!value) return fail("bad number", start);
+    return add(*value);
+  }
+  bool String(const char* s, rapidjson::SizeType length, bool) { return add(JsonValue(std::string(s, length))); }
+  bool Key(const char* s, rapidjson::SizeType length, bool) {
+    frames_.back().key.assign(s, length);
+    return true;
+  }
+  bool StartObject() { return open(JsonValue::object()); }
+  bool EndObject(rapidjson::SizeType) { return close(); }
+  bool StartArray() { return open(JsonValue::array()); }
+  bool EndArray(rapidjson::SizeType) { return close(); }
+
+  JsonValue& root() { return root_; }
+  // Set when a handler above stopped the parse.
+  const std::optional<std::pair<std::string, size_t>>& error() const { return error_; }
+
+ private:
+  struct Frame {
+    JsonValue value;
+    std::string key;  // of the member being read, in an object
+  };
+
+  bool fail(std::string message, size_t offset) {
+    error_.emplace(std::move(message), offset);
+    return false;
+  }
+
+  bool add(JsonValue value) {
+    if (frames_.empty()) {
+      root_ = std::move(value);
+      return true;
+    }
+    Frame& top = frames_.back();
+    if (JsonArray* array = top.value.as_array()) {
+      array->push_back(std::move(value));
+    } else {
+      top.value.as_object()->push_back(JsonMember{std::move(top.key), std::move(value)});
+    }
+    return true;
+  }
+
+  bool open(JsonValue container) {
+    if (frames_.size() >= limits_.max_depth) {
+      // The iterative reader calls this before taking the bracket.
+      return fail("nesting deeper than " + std::to_string(limits_.max_depth), stream_.Tell());
+    }
+    frames_.push_back(Frame{std::move(container), {}});
+    return true;
+  }
+
+  bool close() {
+    JsonValue done = std::move(frames_.back().value);
+    frames_.pop_back();
+    return add(std::move(done));
+  }
+
+  // Integers that fit int64 stay integers; everything else is a double, as
+  // Python's float() makes it (beyond range: +-inf, or 0 below it).
+  static std::optional<JsonValue> number(std::string_view text) {
+    if (text == "NaN") return JsonValue(std::numeric_limits<double>::quiet_NaN());
+    if (text == "Infinity") return JsonValue(std::numeric_limits<double>::infinity());
+    if (text == "-Infinity") return JsonValue(-std::numeric_limits<double>::infinity());
+    // RapidJSON also reads Inf, -Inf and -NaN; Python does not.
+    if (text.find_first_of("IN") != std::string_view::npos) return std::nullopt;
+    const auto n = json_number(text);
+    if (!n) return std::nullopt;
+    if (const int64_t* i = std::get_if<int64_t>(&n->value)) return JsonValue(*i);
+    if (const uint64_t* u = std::get_if<uint64_t>(&n->value)) return JsonValue(static_cast<double>(*u));
+    return JsonValue(std::get<double>(n->value));
+  }
+
+  std::string_view text_;
+  const PythonJsonStream& stream_;
+  const JsonLimits& limits_;
+  std::vector<Frame> frames_;
+  JsonValue root_;
+  std::optional<std::pair<std::string, size_t>> error_;
+};
+
+std::string printable(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7f) return std::string(1, c);
+  static constexpr char kHex[] = "0123456789abcdef";
+  return std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+}
+
+// Our wording for RapidJSON's error codes; `offset` is where RapidJSON stopped.
+std::string parse_error_message(rapidjson::ParseErrorCode code, std::string_view text, size_t offset) {
+  const bool at_end = offset >= text.size();
+  switch (code) {
+    case rapidjson::kParseErrorDocumentEmpty: return "unexpected end of input";
+    case rapidjson::kParseErrorDocumentRootNotSingular: return "unexpected data after the json document";
+    case rapidjson::kParseErrorValueInvalid:
+      return at_end ? "unexpected end of input" : "unexpected character '" + printable(text[offset]) + "'";
+    case rapidjson::kParseErrorObjectMissName: return at_end ? "unexpected end of input in an object" : "expected a string key";
+    case rapidjson::kParseErrorObjectMissColon: return at_end ? "unexpected end of input in an object" : "expected ':'";
+    case rapidjson::kParseErrorObjectMissCommaOrCurlyBracket:
+      return at_end ? "unexpected end of input in an object" : "expected ',' or '}'";
+    case rapidjson::kParseErrorArrayMissCommaOrSquareBracket:
+      return at_end ? "unexpected end of input in an array" : "expected ',' or ']'";
+    case rapidjson::kParseErrorStringUnicodeEscapeInvalidHex: return "bad hex digit in \\u escape";
+    case rapidjson::kParseErrorStringEscapeInvalid:
+      return !at_end && static_cast<unsigned char>(text[offset]) < 0x20 ? "control character in a string"
+                                                                           : "bad escape in a string";
+    case rapidjson::kParseErrorStringMissQuotationMark: return "unterminated string";
+    case rapidjson::kParseErrorStringInvalidEncoding: return "invalid utf-8 in a string";
+    case rapidjson::kParseErrorNumberTooBig: return "number too big";
+    case rapidjson::kParseErrorNumberMissFraction:
+    case rapidjson::kParseErrorNumberMissExponent: return "bad number";
+    default: return rapidjson::GetParseError_En(code);
+  }
+}
 
 void append_string(std::string& out, const std::string& s) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -455,7 +388,26 @@ void append_string(std::string& out, const std::string& s) {
 }  // namespace
 
 Result<JsonValue> parse_json(std::string_view text, const JsonLimits& limits) {
-  return Parser(text, limits).document();
+  if (text.size() > limits.max_bytes) {
+    return bad_input("json document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                     std::to_string(limits.max_bytes));
+  }
+  // Iterative: hostile nesting costs heap, never stack. Numbers as strings:
+  // the builder converts them itself, with Python's rules.
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag |
+                              rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
+  PythonJsonStream stream(text);
+  ValueBuilder builder(text, stream, limits);
+  rapidjson::Reader reader;
+  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
+  if (!result) {
+    if (const auto& stopped = builder.error()) {
+      return bad_input("json: " + stopped->first + " at offset " + std::to_string(stopped->second));
+    }
+    return bad_input("json: " + parse_error_message(result.Code(), text, result.Offset()) + " at offset " +
+                     std::to_string(result.Offset()));
+  }
+  return std::move(builder.root());
 }
 
 void append_json(std::string& out, const JsonValue& value) {

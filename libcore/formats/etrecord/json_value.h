@@ -3,7 +3,9 @@
 // writes them for unbounded shape ranges and infinite float arguments,
 // etrecord_spec.md §4), keeps object members in file order (the Inspector's
 // delegate-id lookup depends on it, §7 step 4) and lets the last of duplicate
-// keys win. Parsing is bounded in depth and size.
+// keys win. Parsing is bounded in depth and size; RapidJSON does the reading
+// (iteratively), json_value.cpp adapts it to Python's reading of numbers and
+// lone surrogates.
 #pragma once
 
 #include <cstdint>

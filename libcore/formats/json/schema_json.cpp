@@ -1,9 +1,18 @@
 #include "libcore/formats/json/schema_json.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
-#include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
 
 #include <flatbuffers/idl.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "bundled_program_generated.h"
 #include "etdump_generated.h"
@@ -17,7 +26,15 @@
 #include "libcore/formats/scalar_type.h"
 #include "libcore/support/base64.h"
 #include "libcore/support/float16.h"
+#include "libcore/support/json_number.h"
 #include "program_generated.h"
+
+// RapidJSON 1.1.0's member iterators declare operator!= as a member only,
+// which C++20's reversed candidates make ambiguous to clang; harmless, and
+// fixed in RapidJSON after 1.1.0.
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wambiguous-reversed-operator"
+#endif
 
 extern const unsigned char k_program_bfbs[];
 extern const std::size_t k_program_bfbs_size;
@@ -161,38 +178,182 @@ Status finish(JsonWriter& w) {
 // ---- Encoding --------------------------------------------------------------
 
 // Our schemas nest at most ~10 levels; FlatBuffers' parser stops at 64. The
-// check is iterative because everything after it (dump, strip) recurses.
+// check is iterative because everything after it (strip, the writer) recurses.
 constexpr size_t kMaxJsonDepth = 64;
 
-bool deeper_than(const nlohmann::ordered_json& doc, size_t limit) {
-  std::vector<std::pair<const nlohmann::ordered_json*, size_t>> stack{{&doc, 1}};
+bool deeper_than(const rapidjson::Value& doc, size_t limit) {
+  std::vector<std::pair<const rapidjson::Value*, size_t>> stack{{&doc, 1}};
   while (!stack.empty()) {
     auto [node, depth] = stack.back();
     stack.pop_back();
-    if (!node->is_structured()) continue;
-    if (depth > limit) return true;
-    for (const auto& child : *node) stack.emplace_back(&child, depth + 1);
+    if (node->IsArray()) {
+      if (depth > limit) return true;
+      for (const auto& child : node->GetArray()) stack.emplace_back(&child, depth + 1);
+    } else if (node->IsObject()) {
+      if (depth > limit) return true;
+      for (const auto& member : node->GetObject()) stack.emplace_back(&member.value, depth + 1);
+    }
   }
   return false;
 }
 
-Result<FileKind> kind_of_document(const nlohmann::ordered_json& doc) {
-  if (!doc.is_object()) return bad_input("the JSON document is not an object");
-  if (doc.contains("run_data")) return FileKind::kEtDump;
-  if (doc.contains("method_test_suites") || doc.contains("program")) return FileKind::kBundledProgram;
-  if (doc.contains("execution_plan")) return FileKind::kProgram;
+// A key given twice keeps its first place and takes its last value (what
+// the document meant to most JSON readers; FlatBuffers' parser would refuse
+// the field as set more than once). Iterative, linear in the members.
+void keep_last_of_duplicate_keys(rapidjson::Value& doc) {
+  std::vector<rapidjson::Value*> stack{&doc};
+  std::unordered_map<std::string_view, rapidjson::SizeType> first_at;
+  std::vector<bool> dropped;
+  while (!stack.empty()) {
+    rapidjson::Value& node = *stack.back();
+    stack.pop_back();
+    if (node.IsArray()) {
+      for (auto& child : node.GetArray()) stack.push_back(&child);
+      continue;
+    }
+    if (!node.IsObject()) continue;
+    const auto members = node.MemberBegin();
+    const rapidjson::SizeType count = node.MemberCount();
+    first_at.clear();
+    dropped.assign(count, false);
+    bool any = false;
+    for (rapidjson::SizeType i = 0; i < count; ++i) {
+      const std::string_view key(members[i].name.GetString(), members[i].name.GetStringLength());
+      const auto [it, inserted] = first_at.emplace(key, i);
+      if (!inserted) {
+        members[it->second].value = members[i].value;  // RapidJSON's assignment moves
+        dropped[i] = any = true;
+      }
+    }
+    if (any) {
+      rapidjson::SizeType kept = 0;
+      for (rapidjson::SizeType i = 0; i < count; ++i) {
+        if (dropped[i]) continue;
+        if (kept != i) {
+          members[kept].name = members[i].name;
+          members[kept].value = members[i].value;
+        }
+        ++kept;
+      }
+      node.EraseMember(node.MemberBegin() + kept, node.MemberEnd());
+    }
+    for (auto& member : node.GetObject()) stack.push_back(&member.value);
+  }
+}
+
+Result<FileKind> kind_of_document(const rapidjson::Value& doc) {
+  if (!doc.IsObject()) return bad_input("the JSON document is not an object");
+  if (doc.HasMember("run_data")) return FileKind::kEtDump;
+  if (doc.HasMember("method_test_suites") || doc.HasMember("program")) return FileKind::kBundledProgram;
+  if (doc.HasMember("execution_plan")) return FileKind::kProgram;
   return bad_input("cannot tell the file kind: expected a 'run_data', 'execution_plan' or 'program' key");
 }
 
+// Removes every member named `key` (EraseMember, unlike RemoveMember, keeps
+// the order of the others).
+void erase_all(rapidjson::Value& object, const char* key) {
+  for (auto it = object.FindMember(key); it != object.MemberEnd(); it = object.FindMember(key)) object.EraseMember(it);
+}
+
 // Removes the keys decode adds to ETDump tensors; they live in the debug buffer.
-void strip_tensor_values(nlohmann::ordered_json& node) {
-  if (node.is_object()) {
-    node.erase("values");
-    node.erase("values_omitted");
-    for (auto& [key, child] : node.items()) strip_tensor_values(child);
-  } else if (node.is_array()) {
-    for (auto& child : node) strip_tensor_values(child);
+void strip_tensor_values(rapidjson::Value& node) {
+  if (node.IsObject()) {
+    erase_all(node, "values");
+    erase_all(node, "values_omitted");
+    for (auto& member : node.GetObject()) strip_tensor_values(member.value);
+  } else if (node.IsArray()) {
+    for (auto& child : node.GetArray()) strip_tensor_values(child);
   }
+}
+
+std::string to_text(const rapidjson::Value& doc) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+// "line L, column C" (both from 1) of a byte offset, as editors count.
+std::string line_and_column(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::string_view before = text.substr(0, offset);
+  const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const size_t column = 1 + offset - (line_start == std::string_view::npos ? 0 : line_start + 1);
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// Passes RapidJSON's events on to the document, except numbers: they arrive
+// as their text (kParseNumbersAsStringsFlag) and are converted by
+// json_number(), as RapidJSON 1.1.0's full-precision conversion misreads
+// zeros with large negative exponents (0e-44).
+class NumberFilter {
+ public:
+  explicit NumberFilter(rapidjson::Document& doc) : doc_(doc) {}
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType length, bool) {
+    const auto n = json_number(std::string_view(s, length));
+    if (!n || n->overflow) {
+      too_big_ = true;
+      return false;
+    }
+    if (const int64_t* i = std::get_if<int64_t>(&n->value)) return doc_.Int64(*i);
+    if (const uint64_t* u = std::get_if<uint64_t>(&n->value)) return doc_.Uint64(*u);
+    return doc_.Double(std::get<double>(n->value));
+  }
+  bool String(const char* s, rapidjson::SizeType length, bool copy) { return doc_.String(s, length, copy); }
+  bool StartObject() { return doc_.StartObject(); }
+  bool Key(const char* s, rapidjson::SizeType length, bool copy) { return doc_.Key(s, length, copy); }
+  bool EndObject(rapidjson::SizeType count) { return doc_.EndObject(count); }
+  bool StartArray() { return doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType count) { return doc_.EndArray(count); }
+
+  bool too_big() const { return too_big_; }
+
+ private:
+  rapidjson::Document& doc_;
+  bool too_big_ = false;
+};
+
+// Strict JSON (no NaN/Infinity: decode writes them as strings), valid UTF-8,
+// read iteratively so nesting costs heap, not stack.
+Result<rapidjson::Document> parse_document(std::string_view text) {
+  // RapidJSON takes a NUL byte for the end of the input: read up to it, and
+  // refuse it if the document before it is complete.
+  const size_t nul = text.find('\0');
+  constexpr unsigned kFlags =
+      rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
+  rapidjson::MemoryStream stream(text.data(), std::min(nul, text.size()));
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  bool too_big = false;
+  rapidjson::Document doc;
+  auto generate = [&](rapidjson::Document& handler) {
+    NumberFilter filter(handler);
+    result = reader.Parse<kFlags>(stream, filter);
+    too_big = filter.too_big();
+    return !result.IsError();
+  };
+  doc.Populate(generate);
+  if (result.IsError()) {
+    // RapidJSON's sentences ("Missing a comma or ']' after an array
+    // element.") as a clause of our one-line message.
+    std::string reason = too_big ? "Number too big to be stored in double." : rapidjson::GetParseError_En(result.Code());
+    if (!reason.empty() && reason.back() == '.') reason.pop_back();
+    if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+    return bad_input("invalid JSON at " + line_and_column(text, result.Offset()) + ": " + reason);
+  }
+  if (nul != std::string_view::npos) {
+    return bad_input("invalid JSON at " + line_and_column(text, nul) + ": a NUL byte after the document");
+  }
+  return doc;
 }
 
 Result<std::vector<uint8_t>> parse_with_schema(FileKind kind, const std::string& text) {
@@ -212,24 +373,30 @@ Result<std::vector<uint8_t>> parse_with_schema(FileKind kind, const std::string&
                               parser.builder_.GetBufferPointer() + parser.builder_.GetSize());
 }
 
-Result<std::vector<uint8_t>> encode_program(nlohmann::ordered_json doc) {
+Result<std::vector<uint8_t>> encode_program(rapidjson::Document doc) {
   uint32_t header_length = 32;
-  if (auto it = doc.find("extended_header"); it != doc.end()) {
-    if (it->contains("length") && (*it)["length"].is_number_unsigned()) header_length = (*it)["length"].get<uint32_t>();
-    doc.erase(it);
+  if (auto it = doc.FindMember("extended_header"); it != doc.MemberEnd()) {
+    const rapidjson::Value& header = it->value;
+    if (header.IsObject()) {
+      if (auto length = header.FindMember("length"); length != header.MemberEnd() && length->value.IsUint64()) {
+        header_length = static_cast<uint32_t>(length->value.GetUint64());
+      }
+    }
+    erase_all(doc, "extended_header");
   }
   std::vector<std::vector<uint8_t>> blobs;
-  if (auto it = doc.find("segment_data"); it != doc.end()) {
-    if (!it->is_array()) return bad_input("must be an array of base64 strings", "segment_data");
-    for (size_t i = 0; i < it->size(); ++i) {
-      const auto& item = (*it)[i];
-      auto bytes = item.is_string() ? base64_decode(item.get_ref<const std::string&>()) : std::nullopt;
+  if (auto it = doc.FindMember("segment_data"); it != doc.MemberEnd()) {
+    if (!it->value.IsArray()) return bad_input("must be an array of base64 strings", "segment_data");
+    const auto items = it->value.GetArray();
+    for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+      const rapidjson::Value& item = items[i];
+      auto bytes = item.IsString() ? base64_decode(std::string(item.GetString(), item.GetStringLength())) : std::nullopt;
       if (!bytes) return bad_input("not a base64 string", "segment_data[" + std::to_string(i) + "]");
       blobs.push_back(std::move(*bytes));
     }
-    doc.erase(it);
+    erase_all(doc, "segment_data");
   }
-  ETKIT_ASSIGN_OR_RETURN(auto flatbuffer, parse_with_schema(FileKind::kProgram, doc.dump()));
+  ETKIT_ASSIGN_OR_RETURN(auto flatbuffer, parse_with_schema(FileKind::kProgram, to_text(doc)));
   const auto* root = executorch_flatbuffer::GetProgram(flatbuffer.data());
   std::vector<pte::DataSegment> segments;
   if (root->segments()) {
@@ -343,23 +510,11 @@ Status decode_etdump_jsonl(ByteSpan file, const DecodeOptions& options, std::FIL
 }
 
 Result<std::vector<uint8_t>> encode_from_json(std::string_view json_text) {
-  nlohmann::ordered_json doc;
-  try {
-    doc = nlohmann::ordered_json::parse(json_text.begin(), json_text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    // what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-    const std::string what = e.what();
-    const auto at = what.find("parse error ");
-    return bad_input("invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
-  } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range.406, a number beyond double ("number overflow parsing '1e400'").
-    const std::string what = e.what();
-    const auto at = what.find("] ");
-    return bad_input("invalid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
-  }
+  ETKIT_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_document(json_text));
   if (deeper_than(doc, kMaxJsonDepth)) {
     return bad_input("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
+  keep_last_of_duplicate_keys(doc);
   ETKIT_ASSIGN_OR_RETURN(FileKind kind, kind_of_document(doc));
   std::vector<uint8_t> bytes;
   switch (kind) {
@@ -371,12 +526,12 @@ Result<std::vector<uint8_t>> encode_from_json(std::string_view json_text) {
     }
     case FileKind::kEtDump: {
       strip_tensor_values(doc);
-      ETKIT_ASSIGN_OR_RETURN(bytes, parse_with_schema(kind, doc.dump()));
+      ETKIT_ASSIGN_OR_RETURN(bytes, parse_with_schema(kind, to_text(doc)));
       ETKIT_TRY(verified_etdump(bytes, {}));
       break;
     }
     case FileKind::kBundledProgram: {
-      ETKIT_ASSIGN_OR_RETURN(bytes, parse_with_schema(kind, doc.dump()));
+      ETKIT_ASSIGN_OR_RETURN(bytes, parse_with_schema(kind, to_text(doc)));
       auto check = bundled::read_bundled_program(bytes, nullptr);
       if (!check) return std::move(check).error();
       auto embedded = pte::read_program(check->program, nullptr);
