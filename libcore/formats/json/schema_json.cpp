@@ -145,10 +145,10 @@ void install_tensor_values_hook(JsonEmitter& emitter, const DecodeOptions& optio
                    });
 }
 
-Result<const ::etdump::ETDump*> verified_etdump(ByteSpan file, const DecodeOptions& options) {
-  ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, etdump::verify_etdump(file));
-  if (options.debug_buffer) ETKIT_TRY(check_debug_tensors(*root, *options.debug_buffer));
-  return root;
+Result<etdump::VerifiedEtDump> verified_etdump(ByteSpan file, const DecodeOptions& options) {
+  ETKIT_ASSIGN_OR_RETURN(etdump::VerifiedEtDump verified, etdump::verify_etdump(file));
+  if (options.debug_buffer) ETKIT_TRY(check_debug_tensors(*verified.root, *options.debug_buffer));
+  return verified;
 }
 
 Status finish(JsonWriter& w) {
@@ -259,8 +259,12 @@ Result<FileKind> detect_file_kind(ByteSpan file) {
   if (id4.rfind("ET", 0) == 0) return FileKind::kProgram;
   if (id4.rfind("BP", 0) == 0) return FileKind::kBundledProgram;
   if (identifier_at(file, 8) == etdump::kIdentifier) return FileKind::kEtDump;
+  // ExecuTorch's Python serializer writes ETDumps without a size prefix.
+  if (id4 == etdump::kIdentifier) return FileKind::kEtDump;
   if (file.size() < 12) return bad_input("too short (" + std::to_string(file.size()) + " bytes) to be an ExecuTorch file");
-  return bad_input("unknown file identifier '" + id4 + "' (expected ET12 program, BP08 bundled program, or ED00 ETDump)");
+  return bad_input("unknown file identifier '" + id4 + "' at byte 4 (expected ET12 program, BP08 bundled program, or ED00 "
+                   "ETDump; a size-prefixed ETDump has ED00 at byte 8, where this file has '" +
+                   identifier_at(file, 8) + "')");
 }
 
 Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options, std::FILE* out) {
@@ -303,7 +307,8 @@ Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options
       return finish(w);
     }
     case FileKind::kEtDump: {
-      ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, verified_etdump(file, options));
+      ETKIT_ASSIGN_OR_RETURN(const etdump::VerifiedEtDump verified, verified_etdump(file, options));
+      const ::etdump::ETDump* root = verified.root;
       JsonWriter w(out, options.pretty);
       JsonEmitter emitter(schema, w);
       install_tensor_values_hook(emitter, options);
@@ -316,7 +321,8 @@ Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options
 }
 
 Status decode_etdump_jsonl(ByteSpan file, const DecodeOptions& options, std::FILE* out) {
-  ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, verified_etdump(file, options));
+  ETKIT_ASSIGN_OR_RETURN(const etdump::VerifiedEtDump verified, verified_etdump(file, options));
+  const ::etdump::ETDump* root = verified.root;
   const CompiledSchema& schema = compiled_schema(FileKind::kEtDump);
   const int event_table = schema.table_index("etdump.Event");
   JsonWriter w(out, /*pretty=*/false);

@@ -24,7 +24,7 @@ enum class FileKind { kProgram, kEtDump, kBundledProgram };
 std::string_view file_kind_name(FileKind kind);
 
 // By identifier: ET12 (or any ETxx) and BP08 (or BPxx) at bytes 4..7, ED00
-// at bytes 8..11 (after the size prefix).
+// at bytes 8..11 (after the size prefix) or at bytes 4..7 (no prefix).
 Result<FileKind> detect_file_kind(ByteSpan file);
 
 struct DecodeOptions {
