@@ -264,6 +264,14 @@ TEST_CASE("et-dump-decode prints a .ptd (FlatTensor FT01) as JSON with its heade
   CHECK(doc["segment_data"] == json::parse(R"(["AABAQAAAQEAAAEBAAABAQA==", "AAAAQAAAAEAAAABAAAAAQA=="])"));
 }
 
+TEST_CASE("et-run names a .ptd given in place of the program", "[cli][fixtures][ptd][errors]") {
+  ETKIT_REQUIRE_FIXTURES();
+  const auto ptd = test::fixture("ptd/external_data_model.ptd");
+  const auto r = test::run_tool("et-run", test::shell_quote(ptd));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "et-run: error: " + ptd.string() + ": is a .ptd data file, not a program (pass it with --data)\n");
+}
+
 TEST_CASE("an older FlatTensor layout is named, not reported as truncated", "[cli][fixtures][ptd][errors]") {
   ETKIT_REQUIRE_FIXTURES();
   // ExecuTorch 0.6's root table: version, tensor_alignment, tensors, segments
