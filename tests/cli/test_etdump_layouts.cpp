@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "etdump_generated.h"
+#include "examples/demo_etrecord.h"
+#include "examples/demo_models.h"
 #include "libcore/formats/etdump/etdump_reader.h"
 #include "libcore/formats/json/schema_json.h"
 #include "libcore/formats/program/program_writer.h"
@@ -65,6 +67,7 @@ std::vector<uint8_t> runtime_etdump() {
 
 struct Layouts {
   std::filesystem::path pte;
+  std::filesystem::path etrecord;  // the demo LeNet's: instructions 0 and 1 are its first conv and relu
   std::vector<std::pair<std::string, std::filesystem::path>> etdumps;  // layout name, file
 };
 
@@ -74,6 +77,10 @@ const Layouts& layouts() {
     const auto dir = test::scratch_dir();
     f.pte = dir / "model.pte";
     test::write_bytes(f.pte, *pte::write_program(test::mul_relu_program()));
+    auto record = demo::lenet_etrecord(demo::lenet());
+    REQUIRE(record.ok());
+    f.etrecord = dir / "lenet.etrecord";
+    test::write_bytes(f.etrecord, *record);
     const auto plain = unprefixed_etdump();
     for (const auto& [name, bytes] : {std::pair<std::string, std::vector<uint8_t>>{"runtime", runtime_etdump()},
                                       {"unprefixed", plain},
@@ -144,7 +151,7 @@ TEST_CASE("ETDump layouts: the reader, the event blocks and the JSON decoder rea
   }
 }
 
-TEST_CASE("ETDump layouts: et-dump-decode, et-inspect, et-graph and et-compare perf accept all three",
+TEST_CASE("ETDump layouts: et-dump-decode, et-inspect, et-graph, et-record-inspect and et-compare perf accept all three",
           "[etdump][layouts][cli]") {
   const auto q = [](const std::filesystem::path& p) { return test::shell_quote(p); };
   for (const auto& [name, path] : layouts().etdumps) {
@@ -166,6 +173,12 @@ TEST_CASE("ETDump layouts: et-dump-decode, et-inspect, et-graph and et-compare p
     CHECK(graph.exit_code == 0);
     CHECK(graph.out.find("label=\"#0 aten::mul.out\\n75.0%\"") != std::string::npos);
     CHECK(graph.out.find("label=\"#1 aten::relu.out\\n25.0%\"") != std::string::npos);
+
+    auto dot = test::run_tool("et-record-inspect", q(layouts().etrecord) + " --format dot --etdump " + q(path));
+    INFO(dot.err);
+    CHECK(dot.exit_code == 0);
+    CHECK(dot.out.find("lenet.py:29\\n75.0%\"") != std::string::npos);
+    CHECK(dot.out.find("lenet.py:30\\n25.0%\"") != std::string::npos);
 
     auto perf = test::run_tool("et-compare", "perf --baseline " + q(layouts().etdumps[0].second) + " --candidate " +
                                                  q(path));
