@@ -19,6 +19,7 @@ constexpr uint32_t kMinHeaderLength = 40;
 // slot 3 to slot 1. A root vtable with a field in slot 3 or 4 is the old one.
 // Read with bounds checks: this runs before the verifier.
 bool has_v06_root_fields(ByteSpan file) {
+  if (file.size() < 8) return false;
   const uint32_t table = load_u32_le(file.data());
   if (!in_bounds(table, 4, file.size())) return false;
   int32_t soffset = 0;
