@@ -1,5 +1,9 @@
 #include "libcore/formats/etdump/etdump_writer.h"
 
+#include <deque>
+#include <string>
+#include <unordered_map>
+
 #include "etdump_generated.h"
 
 namespace etkit::etdump {
@@ -7,7 +11,12 @@ namespace fb = ::etdump;
 using flatbuffers::Offset;
 
 struct EtDumpWriter::Impl {
-  flatbuffers::FlatBufferBuilder builder{1 << 20};
+  explicit Impl(size_t size_hint) : builder(size_hint) {}
+  flatbuffers::FlatBufferBuilder builder;
+  // Event names written so far; a runtime repeats a few hundred names over
+  // millions of events.
+  std::deque<std::string> name_storage;
+  std::unordered_map<std::string_view, Offset<flatbuffers::String>> names;
   std::vector<Offset<fb::RunData>> runs;
   bool block_open = false;
   Offset<flatbuffers::String> block_name;
@@ -79,13 +88,21 @@ struct EtDumpWriter::Impl {
     return fb::CreateDebugEvent(builder, d.chain_index, d.instruction_id, entry, d.delegate_debug_id_int, id_str, name);
   }
 
+  Offset<flatbuffers::String> shared_name(std::string_view name) {
+    auto it = names.find(name);
+    if (it != names.end()) return it->second;
+    auto offset = builder.CreateString(name.data(), name.size());
+    names.emplace(name_storage.emplace_back(name), offset);
+    return offset;
+  }
+
   void push(Offset<fb::Event> event) {
     events.push_back(event);
     block_has_events = true;
   }
 };
 
-EtDumpWriter::EtDumpWriter() : impl_(std::make_unique<Impl>()) {}
+EtDumpWriter::EtDumpWriter(size_t size_hint) : impl_(std::make_unique<Impl>(size_hint)) {}
 EtDumpWriter::~EtDumpWriter() = default;
 
 void EtDumpWriter::begin_block(std::string_view name, int32_t bundled_input_index) {
@@ -108,7 +125,7 @@ void EtDumpWriter::add_profile_event(std::string_view name, int32_t chain_index,
                                      uint64_t start_time, uint64_t end_time) {
   impl_->ensure_block();
   auto& b = impl_->builder;
-  auto n = b.CreateString(name.data(), name.size());
+  auto n = impl_->shared_name(name);
   auto p = fb::CreateProfileEvent(b, n, chain_index, instruction_id, -1, 0, 0, start_time, end_time);
   impl_->push(fb::CreateEvent(b, p));
 }
@@ -136,14 +153,22 @@ void EtDumpWriter::add_event(const Event& event) {
   impl_->push(fb::CreateEvent(impl_->builder, p, a, d));
 }
 
-std::vector<uint8_t> EtDumpWriter::finish() {
+Status EtDumpWriter::finish(const std::function<Status(ByteSpan)>& sink) {
   impl_->close_block();
   auto runs = impl_->builder.CreateVector(impl_->runs);
   auto root = fb::CreateETDump(impl_->builder, 0, runs);
   impl_->builder.FinishSizePrefixed(root, kIdentifier.data());
-  std::vector<uint8_t> out(impl_->builder.GetBufferPointer(),
-                           impl_->builder.GetBufferPointer() + impl_->builder.GetSize());
-  impl_ = std::make_unique<Impl>();
+  Status s = sink(ByteSpan(impl_->builder.GetBufferPointer(), impl_->builder.GetSize()));
+  impl_ = std::make_unique<Impl>(size_t(1) << 20);
+  return s;
+}
+
+std::vector<uint8_t> EtDumpWriter::finish() {
+  std::vector<uint8_t> out;
+  (void)finish([&](ByteSpan bytes) -> Status {
+    out.assign(bytes.begin(), bytes.end());
+    return {};
+  });
   return out;
 }
 
