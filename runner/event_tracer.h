@@ -49,7 +49,7 @@ struct DelegateDebugId {
 
 class EventTracer {
  public:
-  // Records held in memory before they go to the spill file (40 bytes each).
+  // Records held in memory before they go to the spill file (48 bytes each).
   static constexpr size_t kRecordsInMemory = size_t(1) << 16;
 
   explicit EventTracer(DebugLevel level = DebugLevel::kNone, size_t records_in_memory = kRecordsInMemory);
