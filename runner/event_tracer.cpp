@@ -1,5 +1,6 @@
 #include "runner/event_tracer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -28,8 +29,29 @@ uint64_t EventTracer::ticks() {
 #endif
 }
 
-EventTracer::EventTracer(DebugLevel level) : level_(level), start_ticks_(ticks()), start_ns_(monotonic_ns()) {
-  records_.reserve(1 << 14);
+EventTracer::EventTracer(DebugLevel level, size_t records_in_memory)
+    : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory), start_ticks_(ticks()),
+      start_ns_(monotonic_ns()) {
+  records_.reserve(records_capacity_);
+}
+
+void EventTracer::spill() {
+  if (!spill_) spill_ = SpillFile::create();
+  // Records hold the event names as string_views: they are read back by this
+  // process while the names are still alive (see profile()).
+  if (spill_ && spill_->append(records_.data(), records_.size() * sizeof(Record))) {
+    spilled_records_ += records_.size();
+    records_.clear();
+    return;
+  }
+  // No room for a temporary file: keep the records in memory, as a tracer
+  // without a spill file would, and try again when twice as many are held.
+  records_capacity_ *= 2;
+  records_.reserve(records_capacity_);
+}
+
+void EventTracer::set_time_base(uint64_t start_ticks, uint64_t start_ns, double ns_per_tick) {
+  fixed_time_base_ = TimeBase{start_ticks, start_ns, ns_per_tick};
 }
 
 void EventTracer::create_block(std::string_view name) {
@@ -38,8 +60,10 @@ void EventTracer::create_block(std::string_view name) {
   const size_t used = buffer_.bytes().size();
   buffer_.reserve_ahead(used - bytes_before_block_);
   bytes_before_block_ = used;
-  block_names_.emplace_back(name);
-  records_.push_back(Record{Record::kBlock, 0, 0, uint32_t(block_names_.size() - 1), {}, 0, 0});
+  // One copy per run of equal names: a run of a million executions names a
+  // million "Execute" blocks.
+  if (block_names_.empty() || block_names_.back() != name) block_names_.emplace_back(name);
+  push(Record{Record::kBlock, 0, 0, uint32_t(block_names_.size() - 1), {}, 0, 0});
 }
 
 etdump::Tensor EventTracer::record_tensor(const Tensor& t) {
@@ -88,7 +112,7 @@ void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& va
       return;  // None, String and lists are not loggable
   }
   debug_events_.push_back(std::move(event));
-  records_.push_back(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
+  push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
 
 void EventTracer::profile_delegate(int32_t chain, int32_t instruction, const DelegateDebugId& id, ByteSpan metadata,
@@ -103,7 +127,7 @@ void EventTracer::profile_delegate(int32_t chain, int32_t instruction, const Del
   }
   event.delegate_debug_metadata.emplace(metadata.begin(), metadata.end());
   delegate_events_.push_back(std::move(event));
-  records_.push_back(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
+  push(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
                             start_ticks, end_ticks});
 }
 
@@ -119,32 +143,37 @@ void EventTracer::log_delegate_output(int32_t chain, int32_t instruction, const 
   event.debug_entry.val = etdump::ValueType::kTensor;
   event.debug_entry.tensor = record_tensor(tensor);
   debug_events_.push_back(std::move(event));
-  records_.push_back(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
+  push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
 
-std::vector<uint8_t> EventTracer::finish() {
+Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
   // Ticks -> nanoseconds: the ratio of both clocks over the tracer's life,
   // at least a millisecond of it for a precise ratio.
-  double ns_per_tick = 1.0;
+  TimeBase base{0, 0, 1.0};
+  bool identity = true;
 #ifdef ETKIT_HAVE_TSC
   uint64_t end_ns = monotonic_ns();
-  if (end_ns - start_ns_ < 1'000'000) {
+  if (!fixed_time_base_ && end_ns - start_ns_ < 1'000'000) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(1'000'000 - (end_ns - start_ns_)));
     end_ns = monotonic_ns();
   }
   const uint64_t end_ticks = ticks();
-  if (end_ticks > start_ticks_) ns_per_tick = double(end_ns - start_ns_) / double(end_ticks - start_ticks_);
+  base = TimeBase{start_ticks_, start_ns_, 1.0};
+  if (end_ticks > start_ticks_) base.ns_per_tick = double(end_ns - start_ns_) / double(end_ticks - start_ticks_);
+  identity = false;
 #endif
+  if (fixed_time_base_) {
+    base = *fixed_time_base_;
+    identity = false;
+  }
   auto to_ns = [&](uint64_t t) {
-#ifdef ETKIT_HAVE_TSC
-    const double delta = (double(t) - double(start_ticks_)) * ns_per_tick;
-    return start_ns_ + static_cast<uint64_t>(delta < 0 ? 0 : delta);
-#else
-    return t;
-#endif
+    if (identity) return t;
+    const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
+    return base.start_ns + static_cast<uint64_t>(delta < 0 ? 0 : delta);
   };
-  etdump::EtDumpWriter writer;
-  for (const Record& r : records_) {
+  const uint64_t events = spilled_records_ + records_.size();
+  etdump::EtDumpWriter writer(size_t(events * kBytesPerEvent) + (size_t(1) << 16));
+  auto add = [&](const Record& r) {
     switch (r.kind) {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
       case Record::kProfile: writer.add_profile_event(r.name, r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
@@ -157,14 +186,43 @@ std::vector<uint8_t> EventTracer::finish() {
         break;
       }
     }
+  };
+  Status read_back;
+  if (spilled_records_ > 0) {
+    std::vector<Record> chunk(std::min<uint64_t>(spilled_records_, kRecordsInMemory));
+    for (uint64_t done = 0; done < spilled_records_ && read_back;) {
+      const size_t n = size_t(std::min<uint64_t>(chunk.size(), spilled_records_ - done));
+      if (!spill_->read(done * sizeof(Record), chunk.data(), n * sizeof(Record))) {
+        read_back = Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
+        break;
+      }
+      for (size_t i = 0; i < n; ++i) add(chunk[i]);
+      done += n;
+    }
+  }
+  if (read_back) {
+    for (const Record& r : records_) add(r);
   }
   records_.clear();
+  spill_.reset();
+  spilled_records_ = 0;
   block_names_.clear();
   debug_events_.clear();
   delegate_events_.clear();
+  fixed_time_base_.reset();
   start_ticks_ = ticks();
   start_ns_ = monotonic_ns();
-  return writer.finish();
+  if (!read_back) return read_back;
+  return writer.finish(sink);
+}
+
+std::vector<uint8_t> EventTracer::finish() {
+  std::vector<uint8_t> out;
+  (void)finish([&](ByteSpan bytes) -> Status {
+    out.assign(bytes.begin(), bytes.end());
+    return {};
+  });
+  return out;
 }
 
 }  // namespace etkit::rt

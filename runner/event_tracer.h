@@ -7,17 +7,29 @@
 // (the x86 TSC where it is constant, else the monotonic clock), and the
 // FlatBuffer is built once, in finish(), where ticks become nanoseconds of
 // the monotonic clock (calibrated over the tracer's lifetime).
+//
+// Memory: records are kept in a fixed-size chunk; a full chunk goes to an
+// anonymous temporary file (SpillFile), read back chunk by chunk by finish().
+// finish() builds the dump in one buffer of the dump's size and hands it to
+// its sink without a copy, so a run's memory is the ETDump's size plus a few
+// MB, whatever the number of events. Debug and delegate events (with their
+// tensors' shapes) are the exception: they stay in memory until finish().
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "libcore/formats/etdump/debug_buffer.h"
 #include "libcore/formats/etdump/etdump.h"
+#include "libcore/support/result.h"
 #include "runner/evalue.h"
+#include "runner/spill_file.h"
 
 namespace etkit::rt {
 
@@ -37,7 +49,10 @@ struct DelegateDebugId {
 
 class EventTracer {
  public:
-  explicit EventTracer(DebugLevel level = DebugLevel::kNone);
+  // Records held in memory before they go to the spill file (48 bytes each).
+  static constexpr size_t kRecordsInMemory = size_t(1) << 16;
+
+  explicit EventTracer(DebugLevel level = DebugLevel::kNone, size_t records_in_memory = kRecordsInMemory);
 
   DebugLevel debug_level() const { return level_; }
 
@@ -46,7 +61,9 @@ class EventTracer {
   // that reaches it.
   void set_max_bytes(uint64_t max_bytes) { max_bytes_ = max_bytes; }
   uint64_t max_bytes() const { return max_bytes_; }
-  bool over_limit() const { return records_.size() * kBytesPerEvent + buffer_.bytes().size() > max_bytes_; }
+  bool over_limit() const {
+    return (spilled_records_ + records_.size()) * kBytesPerEvent + buffer_.bytes().size() > max_bytes_;
+  }
   // A raw timestamp for profile(); cheap (about 10 ns with the TSC).
   static uint64_t ticks();
 
@@ -54,7 +71,7 @@ class EventTracer {
   // `name` must stay valid until finish() (event names of a LoadedMethod and
   // string literals do); timestamps come from ticks().
   void profile(std::string_view name, int32_t chain, int32_t instruction, uint64_t start_ticks, uint64_t end_ticks) {
-    records_.push_back(Record{Record::kProfile, chain, instruction, 0, name, start_ticks, end_ticks});
+    push(Record{Record::kProfile, chain, instruction, 0, name, start_ticks, end_ticks});
   }
   // A delegate's own profiling event: no name, its debug id, and metadata
   // (written even when empty, as the runtime does).
@@ -72,9 +89,19 @@ class EventTracer {
   static constexpr uint64_t kBytesPerEvent = 96;
   static constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
 
-  // The ETDump of everything recorded (the tracer is empty afterwards) and
-  // the used part of the debug buffer.
+  // Instead of calibrating ticks against the monotonic clock in finish():
+  // ns = start_ns + (ticks - start_ticks) * ns_per_tick, for dumps that must
+  // be reproducible (tests). Cleared by finish().
+  void set_time_base(uint64_t start_ticks, uint64_t start_ns, double ns_per_tick);
+
+  // The ETDump of everything recorded (the tracer is empty afterwards),
+  // handed to `sink` without a copy; an error if the spill file cannot be
+  // read back, or the sink's.
+  Status finish(const std::function<Status(ByteSpan)>& sink);
+  // The same into a vector (a copy of the dump); empty if the spill file
+  // cannot be read back.
   std::vector<uint8_t> finish();
+  // The used part of the debug buffer.
   const std::vector<uint8_t>& debug_buffer() const { return buffer_.bytes(); }
 
  private:
@@ -87,10 +114,24 @@ class EventTracer {
     uint64_t start;
     uint64_t end;
   };
+  struct TimeBase {
+    uint64_t start_ticks;
+    uint64_t start_ns;
+    double ns_per_tick;
+  };
   etdump::Tensor record_tensor(const Tensor& t);
+  void push(const Record& r) {
+    records_.push_back(r);
+    if (records_.size() >= records_capacity_) [[unlikely]] spill();
+  }
+  void spill();
 
   DebugLevel level_;
   std::vector<Record> records_;
+  size_t records_capacity_;
+  std::unique_ptr<SpillFile> spill_;  // created by the first full chunk
+  uint64_t spilled_records_ = 0;
+  std::optional<TimeBase> fixed_time_base_;
   std::deque<std::string> block_names_;
   std::vector<etdump::DebugEvent> debug_events_;
   std::vector<etdump::ProfileEvent> delegate_events_;  // times filled in by finish()

@@ -131,3 +131,70 @@ TEST_CASE("debug buffer blobs are 64-byte aligned and found again", "[writer][et
   // An empty tensor needs no bytes whatever its offset.
   CHECK(tensor_bytes(ByteSpan(), Tensor{6, {0, 5}, {5, 1}, -1}).ok());
 }
+
+namespace {
+
+// flatc's JSON of an ETDump as it is: fields the bytes leave out stay out.
+std::string flatc_etdump_json(const std::vector<uint8_t>& bytes) {
+  const auto dir = test::scratch_dir();
+  test::write_bytes(dir / "in.etdp", bytes);
+  const auto r = test::run_shell(std::string(ETKIT_FLATC) + " --json --strict-json --raw-binary --size-prefixed -o " +
+                                 test::shell_quote(dir) + " " + ETKIT_SCHEMAS_DIR + "/etdump.fbs -- " +
+                                 test::shell_quote(dir / "in.etdp"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return std::string(reinterpret_cast<const char*>(test::read_bytes(dir / "in.json").data()),
+                     test::read_bytes(dir / "in.json").size());
+}
+
+}  // namespace
+
+TEST_CASE("named profile events (the runtime's path) read as ProfileEvent structs written generically",
+          "[writer][etdump]") {
+  // Every combination of the fields left out at their defaults (chain 0,
+  // instruction -1, times 0), an empty name, and one buffer reused for a
+  // second name: the name cache must not hand back the first.
+  struct Named {
+    int32_t chain, instruction;
+    uint64_t start, end;
+  };
+  const Named cases[] = {{0, -1, 0, 0}, {3, -1, 5, 0}, {0, 7, 0, 9}, {-1, 0, 1, 2}, {2, 4, 6, 8}, {0, 0, 10, 20}};
+  char reused[8] = "abc";
+  EtDumpWriter fast;
+  EtDumpWriter generic;
+  for (int block = 0; block < 2; ++block) {
+    fast.begin_block("Execute");
+    generic.begin_block("Execute");
+    for (const Named& n : cases) {
+      for (std::string_view name : {std::string_view("native_call_add.out"), std::string_view(""),
+                                    std::string_view(reused, 3)}) {
+        fast.add_profile_event(name, n.chain, n.instruction, n.start, n.end);
+        ProfileEvent p;
+        p.name = std::string(name);
+        p.chain_index = n.chain;
+        p.instruction_id = n.instruction;
+        p.start_time = n.start;
+        p.end_time = n.end;
+        generic.add_profile_event(p);
+      }
+      std::memcpy(reused, reused[0] == 'a' ? "xyz" : "abc", 4);
+    }
+  }
+  const auto fast_bytes = fast.finish();
+  const auto generic_bytes = generic.finish();
+  const std::string fast_json = flatc_etdump_json(fast_bytes);
+  CHECK(fast_json == flatc_etdump_json(generic_bytes));
+  CHECK(fast_json.find("\"xyz\"") != std::string::npos);
+  // Names written once: smaller than the generic dump.
+  CHECK(fast_bytes.size() < generic_bytes.size());
+  auto dump = read_etdump(ByteSpan(fast_bytes));
+  REQUIRE(dump.ok());
+  REQUIRE(dump->run_data.size() == 2);
+  REQUIRE(dump->run_data[1].events->size() == 18);
+  const ProfileEvent& last = *dump->run_data[1].events->back().profile_event;
+  CHECK(*last.name == "xyz");  // a block's sixth case finds "xyz" in the buffer
+  CHECK(last.chain_index == 0);
+  CHECK(last.instruction_id == 0);
+  CHECK(last.start_time == 10);
+  CHECK(last.end_time == 20);
+}

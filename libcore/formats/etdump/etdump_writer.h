@@ -1,19 +1,28 @@
 // Writes ETDumps the way ExecuTorch's ETDumpGen does: size-prefixed ED00,
 // blocks appended one after another, events in the order they are added,
-// scalars equal to their defaults left out.
+// scalars equal to their defaults left out. One difference in the bytes, not
+// in what a reader sees: the names of add_profile_event(name, ...) are
+// written once per distinct name and shared by the events that use them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "libcore/formats/etdump/etdump.h"
+#include "libcore/support/bytes.h"
+#include "libcore/support/result.h"
 
 namespace etkit::etdump {
 
 class EtDumpWriter {
  public:
-  EtDumpWriter();
+  // `size_hint`: the expected size of the dump. The buffer is built back to
+  // front in one allocation of that size; pages it never touches cost no
+  // memory, so overestimating is cheap and spares the copies of a growing
+  // buffer.
+  explicit EtDumpWriter(size_t size_hint = size_t(1) << 20);
   ~EtDumpWriter();
   EtDumpWriter(const EtDumpWriter&) = delete;
   EtDumpWriter& operator=(const EtDumpWriter&) = delete;
@@ -32,6 +41,8 @@ class EtDumpWriter {
   void add_debug_event(const DebugEvent& event);
   // Closes the dump; the writer is then empty again.
   std::vector<uint8_t> finish();
+  // Closes the dump and hands its bytes to `sink` without copying them.
+  Status finish(const std::function<Status(ByteSpan)>& sink);
 
  private:
   struct Impl;

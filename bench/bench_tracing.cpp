@@ -1,0 +1,125 @@
+// What a profiled run costs end to end: executions of the tiny add program
+// (1,000 aten::add.out calls on FLOAT[1]; per execution an "Execute" block
+// of 2,001 profile events: OPERATOR_CALL and native_call_add.out per call,
+// and Method::execute) from the first execute() to the ETDump's
+// bytes written to a file, against the same executions untraced.
+//
+//   BM_UntracedRun/<executions>       the baseline
+//   BM_TracedRunToDisk/<executions>   traced, finish(), file written
+//
+// Counters: ns per event (time / events) and, from getrusage, the process's
+// peak RSS when the benchmark ends. ru_maxrss is a high-water mark of the
+// whole process, so measure memory with one benchmark per process
+// (--benchmark_filter), as docs/performance.md does.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "libcore/formats/program/program_builder.h"
+#include "libcore/formats/program/program_reader.h"
+#include "libcore/formats/program/program_writer.h"
+#include "libcore/support/file.h"
+#include "runner/executor.h"
+
+using namespace etkit;
+using namespace etkit::rt;
+
+namespace {
+
+constexpr int kInstructions = 1000;
+constexpr int64_t kEventsPerExecution = 2 * kInstructions + 1;
+
+struct Loaded {
+  std::vector<uint8_t> bytes;
+  pte::Program program;
+  std::unique_ptr<LoadedMethod> method;
+};
+
+std::unique_ptr<Loaded> tiny_add_program() {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1});
+  const int32_t one = m.add_int(1);
+  for (int i = 0; i < kInstructions; ++i) m.kernel_call("aten::add", "out", {x, x, one, x, x});
+  m.set_inputs({x});
+  m.set_outputs({x});
+  auto out = std::make_unique<Loaded>();
+  out->bytes = std::move(pte::write_program(b.build())).value();
+  out->program = std::move(pte::read_program(ByteSpan(out->bytes), nullptr)).value();
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  auto method = load_method(out->program, "forward", options);
+  if (!method) throw std::runtime_error(method.error().describe());
+  out->method = std::move(method).value();
+  return out;
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+std::string etdump_path() { return "/tmp/etkit-bench-tracing-" + std::to_string(getpid()) + ".etdp"; }
+
+void set_counters(benchmark::State& state, int64_t executions) {
+  const double events = double(executions) * kEventsPerExecution;
+  state.counters["events"] = events;
+  state.counters["ns_per_event"] = benchmark::Counter(double(state.iterations()) * events,
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
+                                                      benchmark::Counter::kIs1000);
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+void BM_UntracedRun(benchmark::State& state) {
+  auto loaded = tiny_add_program();
+  const int64_t executions = state.range(0);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < executions; ++i) {
+      Status s = execute(*loaded->method);
+      if (!s) state.SkipWithError(s.error().describe().c_str());
+    }
+  }
+  set_counters(state, executions);
+}
+
+// The tracer's ETDump written the way et-run writes it.
+bool write_etdump(EventTracer& tracer, const std::string& path) {
+  return tracer.finish([&](ByteSpan bytes) { return write_file(path, bytes); }).ok();
+}
+
+void BM_TracedRunToDisk(benchmark::State& state) {
+  auto loaded = tiny_add_program();
+  const int64_t executions = state.range(0);
+  const std::string path = etdump_path();
+  for (auto _ : state) {
+    EventTracer tracer;
+    tracer.set_max_bytes(UINT64_MAX);
+    for (int64_t i = 0; i < executions; ++i) {
+      Status s = execute(*loaded->method, &tracer);
+      if (!s) state.SkipWithError(s.error().describe().c_str());
+    }
+    if (!write_etdump(tracer, path)) state.SkipWithError("cannot write the ETDump");
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f) {
+    std::fseek(f, 0, SEEK_END);
+    state.counters["file_MiB"] = double(std::ftell(f)) / (1024.0 * 1024.0);
+    std::fclose(f);
+  }
+  std::remove(path.c_str());
+  set_counters(state, executions);
+}
+
+// ~100k, ~300k and ~10M events.
+BENCHMARK(BM_UntracedRun)->Arg(50)->Arg(150)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TracedRunToDisk)->Arg(50)->Arg(150)->Unit(benchmark::kMillisecond)->UseRealTime();
+// One run of 10M events is seconds long: a single iteration per repetition.
+BENCHMARK(BM_TracedRunToDisk)->Arg(5000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,183 @@
+// The event tracer's spill file: records that went to the temporary file
+// give the same ETDump, decoded, as records kept in memory and as the struct
+// writer (write_etdump) given the same events by hand.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "libcore/formats/etdump/etdump_writer.h"
+#include "libcore/formats/json/schema_json.h"
+#include "runner/event_tracer.h"
+#include "runner/spill_file.h"
+
+using namespace etkit;
+using namespace etkit::rt;
+
+namespace {
+
+std::string etdump_json(ByteSpan bytes) {
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  REQUIRE(out != nullptr);
+  Status s = decode_to_json(FileKind::kEtDump, bytes, DecodeOptions{}, out);
+  std::fclose(out);
+  std::string json(text, size);
+  std::free(text);
+  REQUIRE(s.ok());
+  return json;
+}
+
+// Time base of the recordings below: ns = 5,000,000 + (ticks - 1000) / 2.
+constexpr uint64_t kStartTicks = 1000;
+constexpr uint64_t kStartNs = 5'000'000;
+
+// Two "Execute" blocks after "Default": 14 records (blocks count), so a
+// tracer holding 3 in memory spills four times and keeps 2.
+void record(EventTracer& tracer, Tensor& tensor) {
+  tracer.set_time_base(kStartTicks, kStartNs, 0.5);
+  tracer.create_block("Default");
+  tracer.profile("Method::init", kUnsetChain, kUnsetInstruction, 1000, 3000);
+  for (int run = 0; run < 2; ++run) {
+    tracer.create_block("Execute");
+    const uint64_t base = 10'000 + 1'000 * uint64_t(run);
+    tracer.profile("native_call_add.out", 0, 0, base, base + 20);
+    EValue i;
+    i.tag = Tag::kInt;
+    i.i = 7 + run;
+    tracer.log_value(0, 1, i, false);
+    DelegateDebugId id;
+    id.integer = 4;
+    const uint8_t metadata[] = {1, 2};
+    tracer.profile_delegate(0, 2, id, ByteSpan(metadata), base + 40, base + 100);
+    EValue t;
+    t.tag = Tag::kTensor;
+    t.tensor = &tensor;
+    tracer.log_value(0, 3, t, true);
+    tracer.profile("Method::execute", kUnsetChain, kUnsetInstruction, base, base + 200);
+  }
+}
+
+// The same events written by the struct writer, times converted by hand.
+etdump::EtDump expected_dump() {
+  etdump::EtDump dump;
+  auto profile = [](std::string name, int32_t chain, int32_t instruction, uint64_t start, uint64_t end) {
+    etdump::Event e;
+    e.profile_event.emplace();
+    e.profile_event->name = std::move(name);
+    e.profile_event->chain_index = chain;
+    e.profile_event->instruction_id = instruction;
+    e.profile_event->start_time = start;
+    e.profile_event->end_time = end;
+    return e;
+  };
+  etdump::RunData init;
+  init.name = "Default";
+  init.events.emplace();
+  init.events->push_back(profile("Method::init", -1, 0, 5'000'000, 5'001'000));
+  dump.run_data.push_back(init);
+  for (int run = 0; run < 2; ++run) {
+    const uint64_t ns = 5'004'500 + 500 * uint64_t(run);  // ticks 10,000 + 1,000 run
+    etdump::RunData r;
+    r.name = "Execute";
+    r.events.emplace();
+    r.events->push_back(profile("native_call_add.out", 0, 0, ns, ns + 10));
+    etdump::Event i;
+    i.debug_event.emplace();
+    i.debug_event->chain_index = 0;
+    i.debug_event->instruction_id = 1;
+    i.debug_event->debug_entry.val = etdump::ValueType::kInt;
+    i.debug_event->debug_entry.int_value = 7 + run;
+    r.events->push_back(i);
+    etdump::Event d;
+    d.profile_event.emplace();
+    d.profile_event->chain_index = 0;
+    d.profile_event->instruction_id = 2;
+    d.profile_event->delegate_debug_id_int = 4;
+    d.profile_event->delegate_debug_metadata = std::vector<uint8_t>{1, 2};
+    d.profile_event->start_time = ns + 20;
+    d.profile_event->end_time = ns + 50;
+    r.events->push_back(d);
+    etdump::Event t;
+    t.debug_event.emplace();
+    t.debug_event->chain_index = 0;
+    t.debug_event->instruction_id = 3;
+    t.debug_event->debug_entry.val = etdump::ValueType::kTensor;
+    etdump::Tensor tensor;
+    tensor.scalar_type = 6;  // FLOAT
+    tensor.sizes = {2, 3};
+    tensor.strides = {3, 1};
+    tensor.offset = 64 * run;  // 24 bytes each, 64-byte aligned
+    t.debug_event->debug_entry.tensor = tensor;
+    t.debug_event->debug_entry.output = true;
+    r.events->push_back(t);
+    r.events->push_back(profile("Method::execute", -1, 0, ns, ns + 100));
+    dump.run_data.push_back(r);
+  }
+  return dump;
+}
+
+}  // namespace
+
+TEST_CASE("EventTracer: records spilled to the temporary file give the ETDump of records kept in memory", "[runner][etdump]") {
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+
+  EventTracer in_memory(DebugLevel::kIntermediateOutputs, 1 << 20);
+  record(in_memory, tensor);
+  EventTracer spilling(DebugLevel::kIntermediateOutputs, 3);
+  record(spilling, tensor);
+  REQUIRE(in_memory.over_limit() == false);
+  // Spilled records still count: 14 records and 88 bytes of tensors.
+  spilling.set_max_bytes(14 * EventTracer::kBytesPerEvent + 64 + 24);
+  CHECK_FALSE(spilling.over_limit());
+  spilling.set_max_bytes(14 * EventTracer::kBytesPerEvent + 64 + 24 - 1);
+  CHECK(spilling.over_limit());
+
+  const std::vector<uint8_t> a = in_memory.finish();
+  std::vector<uint8_t> b;
+  REQUIRE(spilling.finish([&](ByteSpan bytes) -> Status {
+                    b.assign(bytes.begin(), bytes.end());
+                    return {};
+                  }).ok());
+  const std::string expected = etdump_json(ByteSpan(etdump::write_etdump(expected_dump())));
+  CHECK(etdump_json(ByteSpan(a)) == expected);
+  CHECK(etdump_json(ByteSpan(b)) == expected);
+
+  // The debug buffer: both tensors at 64-byte aligned offsets.
+  const auto& buffer = spilling.debug_buffer();
+  REQUIRE(buffer.size() == 64 + 24);
+  CHECK(std::memcmp(buffer.data(), data, 24) == 0);
+  CHECK(std::memcmp(buffer.data() + 64, data, 24) == 0);
+  CHECK(buffer == in_memory.debug_buffer());
+
+  // Empty again: a second dump has no blocks.
+  CHECK(etdump_json(ByteSpan(spilling.finish())) == etdump_json(ByteSpan(etdump::write_etdump(etdump::EtDump{}))));
+}
+
+TEST_CASE("EventTracer: a sink's error is finish()'s", "[runner][etdump]") {
+  EventTracer tracer(DebugLevel::kNone, 2);
+  for (int i = 0; i < 5; ++i) tracer.profile("x", 0, i, 1, 2);
+  Status s = tracer.finish([](ByteSpan) -> Status { return io_error("out.etdp", "disk full"); });
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().file == "out.etdp");
+}
+
+TEST_CASE("SpillFile: appends read back by offset, nothing past the end", "[runner]") {
+  auto file = SpillFile::create();
+  REQUIRE(file != nullptr);
+  const char first[] = "abcdef";
+  const char second[] = "XYZ";
+  REQUIRE(file->append(first, 6));
+  REQUIRE(file->append(second, 3));
+  CHECK(file->size() == 9);
+  char out[9] = {};
+  REQUIRE(file->read(0, out, 9));
+  CHECK(std::string(out, 9) == "abcdefXYZ");
+  REQUIRE(file->read(4, out, 3));
+  CHECK(std::string(out, 3) == "efX");
+  CHECK_FALSE(file->read(7, out, 3));
+  CHECK_FALSE(file->read(10, out, 0));
+}
