@@ -29,7 +29,7 @@ need_field 'Depends: .*libstdc\+\+6'
 need_file() {  # need_file <path in the package>
   grep -qx "./$1" "$tmp/contents" || { echo "package: no $1" >&2; failed=1; }
 }
-for tool in et-run et-dump-decode et-record-inspect et-inspect et-compare et-graph; do
+for tool in et-run et-dump-decode et-record-inspect et-inspect et-compare et-graph et-fleet; do
   need_file "usr/bin/$tool"
   need_file "usr/share/bash-completion/completions/$tool"
   need_file "usr/share/zsh/vendor-completions/_$tool"
