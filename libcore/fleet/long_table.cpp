@@ -1,6 +1,7 @@
 #include "libcore/fleet/long_table.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -225,6 +226,10 @@ Result<std::unique_ptr<SqliteTableWriter>> SqliteTableWriter::create(const std::
   std::string pattern = path + ".tmp-XXXXXX";
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) return io_error(path, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  // mkstemp creates 0600; the database gets the permissions any new file would.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
   ::close(fd);
   d.temp_path = pattern;
   if (sqlite3_open_v2(d.temp_path.c_str(), &d.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {

@@ -155,6 +155,9 @@ TEST_CASE("et-fleet collect: SQLite database and the documented queries with the
   for (const auto& e : std::filesystem::directory_iterator(l.dir))
     files += e.path().filename().string().rfind("lab.db", 0) == 0;
   CHECK(files == 1);
+  // The permissions of any new file (mkstemp's 0600 would hide it from the group).
+  write_text(l.dir / "plain.txt", "");
+  CHECK(std::filesystem::status(db).permissions() == std::filesystem::status(l.dir / "plain.txt").permissions());
 
   // The queries of docs/tools/et-fleet.md, verbatim (the doc must hold them).
   const std::string doc = read_text(std::filesystem::path(ETKIT_SCRIPTS_DIR) / ".." / "docs" / "tools" / "et-fleet.md");
