@@ -3,7 +3,8 @@
 # (examples/make_fleet_lab.cpp), writes a small lab of ETDumps (3 devices x
 # 3 builds of the demo LeNet, 5 executions each, the last build with a 30%
 # slower relu.out), then shows the wide table by device, the long table as a
-# SQLite database with one of the documented queries, and the gate over one
+# SQLite database with one of the documented queries, the HTML view by build
+# (heat-coloured cells, a sparkline per op type), and the gate over one
 # device's build history (which finds the relu.out regression: exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,9 @@ echo
 echo "== the same as Markdown, the three largest op types on pixel8"
 build/tools/et-fleet compare --manifest "$out/lab/manifest.tsv" --by device --sort pixel8 --top 3 --format markdown \
   --time-unit us
+build/tools/et-fleet compare --manifest "$out/lab/manifest.tsv" --by build --time-unit us --html "$out/by-build.html" \
+  -o /dev/null
+echo "(the history by build, with a sparkline per op type: $out/by-build.html)"
 echo
 echo "== the long table as SQLite: average time per op type and device"
 build/tools/et-fleet collect --manifest "$out/lab/manifest.tsv" --format sqlite --time-unit us -o "$out/lab.db"
@@ -35,4 +39,4 @@ echo "== the gate on pixel8's builds: build 003 against 001-002"
 status=0
 build/tools/et-fleet gate --manifest "$out/lab/manifest.tsv" --where device=pixel8 --order build --time-unit us || status=$?
 echo "(exit $status: 1 means a significant regression)"
-echo "wrote $out/lab (ETDumps and manifest.tsv) and $out/lab.db"
+echo "wrote $out/lab (ETDumps and manifest.tsv), $out/lab.db and $out/by-build.html"

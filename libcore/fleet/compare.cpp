@@ -1,5 +1,7 @@
 #include "libcore/fleet/compare.h"
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -33,7 +35,7 @@ Status check_same_program(const std::vector<RunOps>& runs, bool allow_mixed) {
   return {};
 }
 
-Result<compare::Report> compare_by_label(const std::vector<RunOps>& runs, size_t label, const CompareOptions& options) {
+Result<WideComparison> compare_by_label(const std::vector<RunOps>& runs, size_t label, const CompareOptions& options) {
   if (runs.empty()) return Error{ErrorKind::kBadInput, {}, {}, "no run could be read"};
   ETKIT_TRY(check_same_program(runs, options.allow_mixed));
   const std::vector<std::string> values = label_values(runs, label);
@@ -63,14 +65,11 @@ Result<compare::Report> compare_by_label(const std::vector<RunOps>& runs, size_t
     }
   }
   const double nan = std::nan("");
-  struct Row {
-    std::string op;
-    std::vector<double> p50;  // NaN where the column has no sample
-  };
+  using Row = WideComparison::Row;
   std::vector<Row> rows;
   std::vector<double> column_total(values.size(), 0.0);
   for (const auto& [op, cols] : pooled) {
-    Row row{op, std::vector<double>(values.size(), nan)};
+    Row row{op, std::vector<double>(values.size(), nan), std::vector<double>(values.size(), nan)};
     for (size_t c = 0; c < values.size(); ++c) {
       if (cols[c].empty()) continue;
       row.p50[c] = inspect::percentile(cols[c], 50);
@@ -78,23 +77,27 @@ Result<compare::Report> compare_by_label(const std::vector<RunOps>& runs, size_t
     }
     rows.push_back(std::move(row));
   }
+  for (Row& row : rows) {
+    for (size_t c = 0; c < values.size(); ++c) {
+      if (!std::isnan(row.p50[c]) && column_total[c] > 0) row.share[c] = 100.0 * row.p50[c] / column_total[c];
+    }
+  }
   // Shares are of every op type, filtered or not: a filtered row keeps the
   // share it has in the whole table.
   if (filter) {
-    std::erase_if(rows, [&](const Row& r) { return !filter->search(r.op); });
+    std::erase_if(rows, [&](const Row& r) { return !filter->search(r.op_type); });
   }
 
-  auto ratio = [&](const Row& r, size_t c) {
-    return std::isnan(r.p50[c]) || std::isnan(r.p50[base]) ? nan : r.p50[c] / r.p50[base];
-  };
   std::function<double(const Row&)> key;
   if (options.sort == "p50" || options.sort == "share") {
     key = [&](const Row& r) { return r.p50[base]; };
   } else if (options.sort == "ratio") {
     key = [&](const Row& r) {
       double best = nan;
-      for (size_t c = 0; c < values.size(); ++c)
-        if (c != base && !std::isnan(ratio(r, c)) && !(ratio(r, c) <= best)) best = ratio(r, c);
+      for (size_t c = 0; c < values.size(); ++c) {
+        const double ratio = r.ratio(c, base);
+        if (c != base && !std::isnan(ratio) && !(ratio <= best)) best = ratio;
+      }
       return best;
     };
   } else if (options.sort != "op_type") {
@@ -115,12 +118,15 @@ Result<compare::Report> compare_by_label(const std::vector<RunOps>& runs, size_t
     });
   }
   if (rows.size() > options.top) rows.resize(options.top);
+  return WideComparison{values, base, std::move(rows), runs.size()};
+}
 
+compare::Report wide_report(const WideComparison& wide, const CompareOptions& options) {
   compare::Report report;
   report.format = std::string(kReportFormat);
   report.command = "compare";
   report.columns.push_back("op_type");
-  for (const auto& v : values) {
+  for (const auto& v : wide.values) {
     report.columns.push_back("p50:" + v);
     report.columns.push_back("ratio:" + v);
     report.columns.push_back("share:" + v);
@@ -131,20 +137,47 @@ Result<compare::Report> compare_by_label(const std::vector<RunOps>& runs, size_t
     if (std::isnan(v)) return std::monostate{};
     return v;
   };
-  for (const Row& r : rows) {
-    std::vector<compare::Cell> cells{r.op};
-    for (size_t c = 0; c < values.size(); ++c) {
+  for (const auto& r : wide.rows) {
+    std::vector<compare::Cell> cells{r.op_type};
+    for (size_t c = 0; c < wide.values.size(); ++c) {
       cells.push_back(cell(r.p50[c]));
-      cells.push_back(cell(ratio(r, c)));
-      cells.push_back(cell(column_total[c] > 0 ? 100.0 * r.p50[c] / column_total[c] : nan));
+      cells.push_back(cell(r.ratio(c, wide.baseline)));
+      cells.push_back(cell(r.share[c]));
     }
     report.rows.push_back(std::move(cells));
   }
   report.summary.emplace_back("by", options.by);
-  report.summary.emplace_back("baseline", baseline);
-  report.summary.emplace_back("runs", static_cast<int64_t>(runs.size()));
+  report.summary.emplace_back("baseline", wide.values[wide.baseline]);
+  report.summary.emplace_back("runs", static_cast<int64_t>(wide.runs));
   report.summary.emplace_back("unit", options.unit);
   return report;
+}
+
+render::ReportData wide_html(const WideComparison& wide, const CompareOptions& options) {
+  render::ReportData data;
+  data.title = "et-fleet: op types by " + options.by;
+  data.unit = options.unit;
+  data.summary = {{"by", options.by},
+                  {"baseline", wide.values[wide.baseline]},
+                  {"values", std::to_string(wide.values.size())},
+                  {"runs", std::to_string(wide.runs)},
+                  {"unit", options.unit}};
+  render::WideTable table;
+  table.label = options.by;
+  table.values = wide.values;
+  table.baseline = wide.baseline;
+  auto opt = [](double v) { return std::isnan(v) ? std::optional<double>() : std::optional<double>(v); };
+  for (const auto& r : wide.rows) {
+    render::WideTable::Row row;
+    row.name = r.op_type;
+    for (size_t c = 0; c < wide.values.size(); ++c) {
+      row.p50.push_back(opt(r.p50[c]));
+      row.share.push_back(opt(r.share[c]));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  data.wide = std::move(table);
+  return data;
 }
 
 }  // namespace etkit::fleet

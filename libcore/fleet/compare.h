@@ -10,6 +10,7 @@
 
 #include "libcore/compare/report.h"
 #include "libcore/fleet/run_ops.h"
+#include "libcore/render/html_report.h"
 
 namespace etkit::fleet {
 
@@ -33,7 +34,27 @@ std::vector<std::string> label_values(const std::vector<RunOps>& runs, size_t la
 // signatures) unless `allow_mixed`.
 Status check_same_program(const std::vector<RunOps>& runs, bool allow_mixed);
 
+struct WideComparison {
+  std::vector<std::string> values;  // the columns
+  size_t baseline = 0;              // index into values
+  struct Row {
+    std::string op_type;
+    std::vector<double> p50;    // per value; NaN where no run of that value has the op type
+    std::vector<double> share;  // per value, in percent; NaN likewise
+    double ratio(size_t column, size_t base) const { return p50[column] / p50[base]; }
+  };
+  std::vector<Row> rows;  // filtered, sorted and cut to --top
+  size_t runs = 0;
+};
+
 // `label` is the index of options.by among the inputs' labels.
-Result<compare::Report> compare_by_label(const std::vector<RunOps>& runs, size_t label, const CompareOptions& options);
+Result<WideComparison> compare_by_label(const std::vector<RunOps>& runs, size_t label, const CompareOptions& options);
+
+// The table (et-compare's renderings, JSON etkit.fleet/1).
+compare::Report wide_report(const WideComparison& wide, const CompareOptions& options);
+
+// The same view in the HTML report: p50 cells heat-coloured by their ratio
+// to the baseline, one sparkline per op type across the values in order.
+render::ReportData wide_html(const WideComparison& wide, const CompareOptions& options);
 
 }  // namespace etkit::fleet

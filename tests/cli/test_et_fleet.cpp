@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "examples/fleet_lab.h"
+#include "tests/cli/test_report_browser_check.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -276,6 +277,33 @@ TEST_CASE("et-fleet compare: p50 by device, ratio to the baseline, share", "[cli
   CHECK(r.out.find("convolution.out") != std::string::npos);
   CHECK(r.out.find("add.out") == std::string::npos);
   CHECK(r.out.find("85.6164") != std::string::npos);  // 100 * 125/146
+}
+
+TEST_CASE("et-fleet compare --html: the wide table with heat colours and sparklines, in Chromium", "[cli][et-fleet][browser]") {
+  const Lab& l = lab();
+  const auto dir = test::scratch_dir();
+  const auto html = dir / "fleet.html";
+  auto r = test::run_tool("et-fleet", "compare --manifest " + q(l.manifest) + " --by device --time-unit us --html " +
+                                          q(html) + " --format csv -o " + q(dir / "wide.csv"));
+  REQUIRE(r.exit_code == 0);
+  const std::string page = read_text(html);
+  // Values from the compare test: pixel's conv 60 us is x0.48 of pi's 125,
+  // faster than the baseline, so white; pi's own cells are the baseline.
+  CHECK(page.find("<td class=\"num\" data-v=\"60\" title=\"pixel: p50 60 us, x0.48 of pi, 85.7143% of the column\" "
+                  "style=\"background:#ffffff\">60 <span class=\"muted\">x0.48</span></td>") != std::string::npos);
+  CHECK(page.find("<td class=\"num\" data-v=\"125\" title=\"pi: p50 125 us, x1 of pi, 85.6164% of the column\"") !=
+        std::string::npos);
+  CHECK(page.find("id=\"event-table\"") == std::string::npos);  // no per-event table for many runs
+  // Two columns, so each sparkline has two points: conv 125 -> 60 falls from
+  // the top (y 2) to the bottom (y 22) of the 24-pixel box.
+  CHECK(page.find("<polyline points=\"2.0,2.0 118.0,22.0\"") != std::string::npos);
+
+  const auto seen = test::open_in_browser(html, dir / "browser");
+  if (!seen) return;  // skipped: no Chromium
+  CHECK(seen->status == "ok");
+  CHECK(seen->status_text ==
+        "rendered: rows=0 bars=0 slices=0 nodes=0 edges=0 links=0 intermediates=0 chart_shown=absent "
+        "timeline_shown=absent graph_shown=absent wide_rows=2 sparklines=2");
 }
 
 TEST_CASE("et-fleet compare: different programs are refused unless --allow-mixed", "[cli][et-fleet]") {

@@ -10,6 +10,7 @@
 #include "libcore/fleet/commands.h"
 #include "libcore/fleet/compare.h"
 #include "libcore/fleet/gate.h"
+#include "libcore/render/html_report.h"
 #include "libcore/support/file.h"
 #include "tools/common/cli_conventions.h"
 #include "tools/common/tool_main.h"
@@ -42,6 +43,7 @@ struct Options {
   std::string sort = "p50";
   size_t top = SIZE_MAX;
   std::string filter;
+  std::string html;
   // gate
   GateOptions gate;
 };
@@ -145,6 +147,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   compare_cmd->add_option("--top", o.top, "at most N op types")->check(tools::kCount);
   compare_cmd->add_option("--filter", o.filter, "keep op types matching this POSIX extended regular expression");
+  compare_cmd->add_option("--html", o.html,
+                          "also write the view as a self-contained HTML page (heat-coloured cells, a sparkline per op type)");
 
   auto* gate_cmd = app.add_subcommand("gate", "exit 1 when the newest run of an ordered history is a significant regression");
   add_input_flags(gate_cmd, o);
@@ -190,8 +194,9 @@ int main(int argc, char** argv) {
       c.filter = o.filter;
       c.allow_mixed = o.allow_mixed;
       c.unit = o.target_time_scale;
-      ETKIT_ASSIGN_OR_RETURN(compare::Report report, compare_by_label(runs, label, c));
-      ETKIT_TRY(emit(report, o));
+      ETKIT_ASSIGN_OR_RETURN(WideComparison wide, compare_by_label(runs, label, c));
+      if (!o.html.empty()) ETKIT_TRY(write_text_file(o.html, render::render_html_report(wide_html(wide, c))));
+      ETKIT_TRY(emit(wide_report(wide, c), o));
       return tools::kExitOk;
     }
     GateOptions g = o.gate;
