@@ -3,7 +3,8 @@
 // type by op type, against the runs of the values just before it (the
 // window), with et-compare perf's statistics: a one-sided Mann-Whitney U
 // test with a Holm-Bonferroni correction over the op types compared, and a
-// bootstrap interval of the p50 ratio.
+// bootstrap interval of the p50 ratio. Each op type's history is scanned
+// the same way for the first value where it became slower (changed_at).
 #pragma once
 
 #include <string>
@@ -34,7 +35,10 @@ struct GateOutcome {
 // `label` is the index of options.order among the inputs' labels. A
 // regression: Holm rejects "not slower" for the op type at alpha, the p50
 // ratio newest/window exceeds min_ratio, and the bootstrap interval's lower
-// end exceeds 1.
+// end exceeds 1. changed_at: the first value of the order label whose runs,
+// tested like the newest against the window of values before them, are
+// slower by more than min_ratio with Holm rejecting over every (op type,
+// value) tested; empty when none.
 Result<GateOutcome> gate_newest(const std::vector<RunOps>& runs, size_t label, const GateOptions& options);
 
 }  // namespace etkit::fleet

@@ -380,10 +380,15 @@ TEST_CASE("et-fleet gate: the newest run is a significant regression", "[cli][et
   CHECK(conv["p_value"].get<double>() == Approx(1.0 / 53130));
   CHECK(conv["ratio_low"].get<double>() > 150.0 / 123);
   CHECK(conv["verdict"] == "regression");
+  // The history scan (2 op types x 4 later dates, one Holm family): conv's
+  // earlier dates are at most 113/111 slower than the dates before them, so
+  // the change is at the newest; add never changes by more than 5%.
+  CHECK(conv["changed_at"] == "2026-01-05");
   const json& add = doc["rows"][1];
   CHECK(add["window_p50"] == 31.5);
   CHECK(add["newest_p50"] == 30.5);
   CHECK(add["verdict"] == "ok");
+  CHECK(add["changed_at"].is_null());
   CHECK(doc["summary"]["newest"] == "2026-01-05");
   CHECK(doc["summary"]["window_first"] == "2026-01-01");
   CHECK(doc["summary"]["window_runs"] == 4);
@@ -423,4 +428,37 @@ TEST_CASE("et-fleet gate: a history without a regression passes", "[cli][et-flee
   r = test::run_tool("et-fleet", "gate --manifest " + q(manifest) + " --order date --where date=2026-01-01");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("at least two values of date") != std::string::npos);
+}
+
+TEST_CASE("et-fleet gate: changed_at names where an op type's history stepped up", "[cli][et-fleet]") {
+  // Six dates d = 0..5 (2026-02-01..06), 5 executions each, times in us:
+  //   conv 100 + 5e + d for d < 3, then 150 + 5e + d; add 20 + 5e + d throughout.
+  // --window 2. Family: 2 op types x 5 later dates = 10 tests, alpha/10 = 0.005.
+  //   conv at d = 3 against d = 1, 2: every sample larger, no ties: p = 1/C(15,5)
+  //   = 1/3003 < 0.005; p50 163 against (111 + 112)/2: x1.46. Before it, conv
+  //   rises at most 111/110 and 112/110.5. add's p50 never rises 5% (at most
+  //   32/30.5 = 1.049).
+  // Newest d = 5 against d = 3, 4: conv 165 / 163.5 and add 35 / 33.5, both
+  // below 1.05: the gate passes though conv changed two dates earlier.
+  const auto dir = test::scratch_dir();
+  std::string manifest = "path\tdate\n";
+  for (int d = 0; d < 6; ++d) {
+    std::vector<std::pair<double, double>> times;
+    for (int e = 0; e < 5; ++e) times.emplace_back((d < 3 ? 100 : 150) + 5 * e + d, 20 + 5 * e + d);
+    const std::string name = "d" + std::to_string(d) + ".etdp";
+    test::write_bytes(dir / name, demo::profiled_etdump(conv_add(times)));
+    manifest += name + "\t2026-02-0" + std::to_string(d + 1) + "\n";
+  }
+  write_text(dir / "h.tsv", manifest);
+  auto r = test::run_tool("et-fleet", "gate --manifest " + q(dir / "h.tsv") + " --order date --window 2 --time-unit us --format json");
+  CHECK(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  std::map<std::string, json> rows;
+  for (const json& row : doc["rows"]) rows[row["op_type"]] = row;
+  CHECK(rows["convolution.out"]["changed_at"] == "2026-02-04");
+  CHECK(rows["convolution.out"]["ratio"].get<double>() == Approx(165 / 163.5));
+  CHECK(rows["convolution.out"]["verdict"] == "ok");
+  CHECK(rows["add.out"]["changed_at"].is_null());
+  CHECK(rows["add.out"]["ratio"].get<double>() == Approx(35 / 33.5));
+  CHECK(doc["summary"]["window_first"] == "2026-02-04");
 }
