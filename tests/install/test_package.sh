@@ -24,6 +24,7 @@ need_field 'Section: devel$'
 need_field 'Maintainer: .+<.+>$'
 need_field 'Description: .+'
 need_field 'Depends: .*libzip4'
+need_field 'Depends: .*libsqlite3-0'  # et-fleet's database output
 need_field 'Depends: .*libstdc\+\+6'
 
 need_file() {  # need_file <path in the package>
