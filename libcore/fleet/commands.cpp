@@ -6,6 +6,12 @@
 #include "libcore/support/file.h"
 
 namespace etkit::fleet {
+namespace {
+
+// Every input was skipped: an empty table would read as "nothing ran".
+Error no_runs() { return Error{ErrorKind::kBadInput, {}, {}, "no input could be read"}; }
+
+}  // namespace
 
 Result<TableFormat> parse_table_format(std::string_view name) {
   if (name == "jsonl") return TableFormat::kJsonl;
@@ -20,6 +26,7 @@ Result<size_t> write_long_table(const InputSet& inputs, const CollectOptions& op
     ETKIT_ASSIGN_OR_RETURN(auto db, SqliteTableWriter::create(output, inputs, options.source_time_scale,
                                                               options.target_time_scale));
     ETKIT_ASSIGN_OR_RETURN(size_t runs, collect(inputs, options, [&](const FleetRun& run) { return db->write(run); }, warn));
+    if (runs == 0) return no_runs();
     ETKIT_TRY(db->commit());
     return runs;
   }
@@ -28,6 +35,7 @@ Result<size_t> write_long_table(const InputSet& inputs, const CollectOptions& op
                          out->stream(), inputs, options.target_time_scale);
   ETKIT_TRY(writer.begin());
   ETKIT_ASSIGN_OR_RETURN(size_t runs, collect(inputs, options, [&](const FleetRun& run) { return writer.write(run); }, warn));
+  if (runs == 0) return no_runs();
   ETKIT_TRY(out->commit());
   return runs;
 }

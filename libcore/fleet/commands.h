@@ -15,7 +15,8 @@ Result<TableFormat> parse_table_format(std::string_view name);  // "jsonl", "csv
 
 // Streams the long table of every readable input to `output` ("-" is
 // standard output, except for sqlite), atomically: on an error nothing
-// appears. Returns the number of runs written.
+// appears, nor when every input was skipped (then the error is "no input
+// could be read"). Returns the number of runs written.
 Result<size_t> write_long_table(const InputSet& inputs, const CollectOptions& options, TableFormat format,
                                 const std::string& output, const WarningSink& warn);
 

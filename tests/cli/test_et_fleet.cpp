@@ -211,6 +211,17 @@ TEST_CASE("et-fleet collect: a bad file is skipped with a warning, or refused wi
   r = test::run_tool("et-fleet", "collect " + q(dir) + " --quiet --format csv");
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
+
+  // Only bad files: exit 2 and no table (not a header alone), whatever the format.
+  const auto only_bad = dir / "broken.etdp";
+  r = test::run_tool("et-fleet", "collect " + q(only_bad) + " --format csv -o " + q(out));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("et-fleet: warning: " + only_bad.string()) == 0);
+  CHECK(r.err.find("et-fleet: error: no input could be read\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+  r = test::run_tool("et-fleet", "collect " + q(only_bad) + " -q --format sqlite -o " + q(dir / "out.db"));
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(std::filesystem::exists(dir / "out.db"));
 }
 
 TEST_CASE("et-fleet collect: usage errors", "[cli][et-fleet]") {
@@ -445,7 +456,10 @@ TEST_CASE("et-fleet gate: changed_at names where an op type's history stepped up
   for (int d = 0; d < 6; ++d) {
     std::vector<std::pair<double, double>> times;
     for (int e = 0; e < 5; ++e) times.emplace_back((d < 3 ? 100 : 150) + 5 * e + d, 20 + 5 * e + d);
-    const std::string name = "d" + std::to_string(d) + ".etdp";
+    // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "d" + to_string(d).
+    std::string name = "d";
+    name += std::to_string(d);
+    name += ".etdp";
     test::write_bytes(dir / name, demo::profiled_etdump(conv_add(times)));
     manifest += name + "\t2026-02-0" + std::to_string(d + 1) + "\n";
   }

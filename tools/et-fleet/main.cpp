@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
     if (collect_cmd->parsed()) {
       ETKIT_ASSIGN_OR_RETURN(TableFormat format, parse_table_format(o.format.empty() ? "jsonl" : o.format));
       ETKIT_ASSIGN_OR_RETURN(size_t runs, write_long_table(inputs, options, format, o.output, warn));
-      if (runs == 0) return Error{ErrorKind::kBadInput, {}, {}, "no input could be read"};
+      (void)runs;
       return tools::kExitOk;
     }
     if (o.gate.confidence <= 0 || o.gate.confidence >= 1) {
