@@ -282,6 +282,12 @@ TEST_CASE("et-fleet compare: p50 by device, ratio to the baseline, share", "[cli
   CHECK(r.out ==
         "op_type,p50:pi,ratio:pi,share:pi,p50:pixel,ratio:pixel,share:pixel\n"
         "add.out,21,2.1,14.383561643835616,10,1,14.285714285714286\n");
+  // text is the brief's name for the table.
+  auto text = test::run_tool("et-fleet", "compare --manifest " + q(l.manifest) + " --by device --format text");
+  auto table = test::run_tool("et-fleet", "compare --manifest " + q(l.manifest) + " --by device");
+  CHECK(text.exit_code == 0);
+  CHECK(text.out == table.out);
+  CHECK(text.out.rfind("op_type", 0) == 0);
   // --filter on the op type; the share stays the share of the whole column.
   r = test::run_tool("et-fleet", "compare --manifest " + q(l.manifest) + " --by device --filter '^conv' --time-unit us --format markdown");
   REQUIRE(r.exit_code == 0);

@@ -73,8 +73,8 @@ void add_input_flags(CLI::App* cmd, Options& o) {
 }
 
 void add_report_flags(CLI::App* cmd, Options& o) {
-  cmd->add_option("--format", o.format, "table, csv, json or markdown")
-      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
+  cmd->add_option("--format", o.format, "table (or text), csv, json or markdown")
+      ->check(CLI::IsMember({"table", "text", "csv", "json", "markdown"}))
       ->default_str("table");
   cmd->add_flag("--pretty", o.pretty, "with --format json: indent (default: compact)");
   cmd->add_flag("--allow-mixed", o.allow_mixed, "compare runs of different programs (refused by default)");
@@ -116,7 +116,7 @@ void warn(const std::string& line) {
 }
 
 Status emit(const compare::Report& report, const Options& o) {
-  ETKIT_ASSIGN_OR_RETURN(compare::Format format, compare::parse_format(o.format.empty() ? "table" : o.format));
+  ETKIT_ASSIGN_OR_RETURN(compare::Format format, compare::parse_format(o.format.empty() || o.format == "text" ? "table" : o.format));
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(o.output));
   ETKIT_TRY(compare::render(report, format, out->stream(), o.pretty));
   return out->commit();
