@@ -13,6 +13,16 @@ namespace {
 
 std::string input_name(size_t index) { return "input " + std::to_string(index); }
 
+// "[1,3,32,32]", as NumPy users write shapes in messages.
+std::string compact_shape(std::span<const int32_t> sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(sizes[i]);
+  }
+  return s + "]";
+}
+
 Result<EValue> parse_literal(const EValue& traced, const std::string& text, size_t index) {
   EValue v;
   v.tag = traced.tag;
@@ -72,6 +82,19 @@ Result<InputData> input_from_spec(const LoadedMethod& method, size_t index, cons
     // A 0-dim tensor may be given as a 1-element array (and vice versa).
     if (in.sizes.size() != t.dim() && size_t(t.numel()) == in.bytes.size() / t.element_size()) {
       in.sizes.assign(t.sizes().begin(), t.sizes().end());
+    }
+    // Checked here, where the file is known: the method names only its input.
+    if (in.dtype != t.dtype()) {
+      return bad_input("holds " + std::string(scalar_type_name(int(in.dtype))) + "; " + input_name(index) +
+                       " expects " + std::string(scalar_type_name(int(t.dtype()))))
+          .at_file(spec);
+    }
+    if (auto fits = t.check_resize(in.sizes); !fits) {
+      const std::string expected = compact_shape(t.sizes());
+      std::string message = "shape " + compact_shape(in.sizes) + " given, " + expected + " expected for " +
+                            input_name(index);
+      if (t.dynamism() != pte::ShapeDynamism::kStatic) message += " (dynamic: " + fits.error().message + ")";
+      return bad_input(message).at_file(spec);
     }
   } else {
     in = tensor_like(t);

@@ -12,6 +12,9 @@ Result<ProgramFile> open_program_file(const std::string& path) {
   auto kind = detect_file_kind(out.file->bytes());
   if (!kind) return std::move(kind).error().at_file(out.file->path());
   if (*kind == FileKind::kEtDump) return bad_input("is an ETDump, not a program").at_file(out.file->path());
+  if (*kind == FileKind::kFlatTensor) {
+    return bad_input("is a .ptd data file, not a program (pass it with --data)").at_file(out.file->path());
+  }
   if (*kind == FileKind::kBundledProgram) {
     ETKIT_ASSIGN_OR_RETURN(auto bundle, bundled::read_bundled_program(out.file));
     auto program = pte::read_program(bundle.program, out.file);

@@ -97,6 +97,10 @@ Status Tensor::resize(std::span<const int32_t> sizes) {
   return {};
 }
 
+Status Tensor::check_resize(std::span<const int32_t> sizes) const {
+  return resize_impl(sizes, dim(), dynamism_, sizes_, capacity_);
+}
+
 void Tensor::alias(const Tensor& other) {
   dtype_ = other.dtype_;
   sizes_ = other.sizes_;

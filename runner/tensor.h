@@ -63,6 +63,8 @@ class Tensor {
   // Allocates nothing when the rank is unchanged.
   Status resize(std::span<const int64_t> sizes);
   Status resize(std::span<const int32_t> sizes);
+  // Whether resize(sizes) would succeed, changing nothing.
+  Status check_resize(std::span<const int32_t> sizes) const;
   // Re-points this tensor at `other`'s shape and data (et_view).
   void alias(const Tensor& other);
 

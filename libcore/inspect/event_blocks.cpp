@@ -519,7 +519,8 @@ Inspection Builder::finish() {
 Result<Inspection> build_event_blocks(ByteSpan etdump_file, const BuildOptions& options) {
   ETKIT_ASSIGN_OR_RETURN(const double scale_factor,
                          time_scale_factor(options.source_time_scale, options.target_time_scale));
-  ETKIT_ASSIGN_OR_RETURN(const fb::ETDump* root, etdump::verify_etdump(etdump_file));
+  ETKIT_ASSIGN_OR_RETURN(const etdump::VerifiedEtDump verified, etdump::verify_etdump(etdump_file));
+  const fb::ETDump* root = verified.root;
   if (!root->run_data()) return bad_input("missing run_data");
   Builder builder(options, scale_factor);
   for (flatbuffers::uoffset_t r = 0; r < root->run_data()->size(); ++r) {

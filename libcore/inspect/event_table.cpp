@@ -17,13 +17,23 @@ const Event& event_of(const Inspection& inspection, const TableRow& row) {
   return inspection.blocks[row.block].events[row.event];
 }
 
-bool any_perf_data(const Inspection& inspection) {
+// What pandas 1.5 (Debian 12) puts in the stat cells of events without perf
+// data, where the Inspector's asdict() has None: EventBlock.to_dataframe
+// concatenates one-row frames, and a block with events of both kinds keeps
+// an object column, None included (printed empty); a block with none of them
+// timed is all-None, which Inspector.to_dataframe's concatenation of blocks
+// ignores when a float64 block is present, filling in NaN (printed "nan").
+// So: any block with both kinds -> None everywhere; else any timed event ->
+// NaN; else None (checked against pandas 1.5.3; inspector_spec.md §4, §7.2).
+Cell missing_stat_cell(const Inspection& inspection) {
+  bool any_timed = false;
   for (const EventBlock& block : inspection.blocks) {
-    for (const Event& event : block.events) {
-      if (event.has_perf_data()) return true;
-    }
+    bool timed = false, untimed = false;
+    for (const Event& event : block.events) (event.has_perf_data() ? timed : untimed) = true;
+    if (timed && untimed) return Cell::none();
+    any_timed = any_timed || timed;
   }
-  return false;
+  return any_timed ? Cell::real(std::numeric_limits<double>::quiet_NaN()) : Cell::none();
 }
 
 // The sort key's column: a stat, or one of the other sortable fields.
@@ -138,8 +148,7 @@ Frame event_frame(const Inspection& inspection, std::span<const TableRow> rows, 
                    "min" + unit, "max" + unit, "op_types", "is_delegated_op", "delegate_backend_name", "start_time"};
   if (options.source_columns) frame.columns.insert(frame.columns.end(), {"module", "source"});
   if (options.debug_buffer) frame.columns.push_back("debug_data");
-  const Cell missing_stat = any_perf_data(inspection) ? Cell::real(std::numeric_limits<double>::quiet_NaN())
-                                                      : Cell::none();
+  const Cell missing_stat = missing_stat_cell(inspection);
   for (const TableRow& row : rows) {
     const Event& event = event_of(inspection, row);
     std::vector<Cell> cells;

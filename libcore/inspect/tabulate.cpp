@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "libcore/inspect/py_format.h"
+#include "libcore/inspect/tabulate_text.h"
 
 namespace etkit::inspect {
 
@@ -32,7 +33,13 @@ bool is_number_text(std::string_view s) {
   return true;
 }
 
+// _type: strings are classified with their colour codes removed.
 ColumnType cell_type(const Cell& c) {
+  if (c.kind == Cell::Kind::kStr && c.text.find('\x1b') != std::string::npos) {
+    Cell plain = c;
+    plain.text = strip_invisible(c.text);
+    return cell_type(plain);
+  }
   switch (c.kind) {
     case Cell::Kind::kNone: return ColumnType::kNone;
     case Cell::Kind::kBool: return ColumnType::kBool;
@@ -61,10 +68,21 @@ std::string python_str(const Cell& c) {
   return {};
 }
 
-// tabulate's _format with missingval "", floatfmt "g", intfmt "".
-std::string format_cell(const Cell& c, ColumnType type) {
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+// tabulate's _format with missingval "", floatfmt "g", intfmt "". A coloured
+// number keeps its codes around the formatted value (str.replace).
+std::string format_cell(const Cell& c, ColumnType type, bool invisible) {
   if (c.kind == Cell::Kind::kNone) return "";
   if (type != ColumnType::kFloat) return python_str(c);
+  if (invisible && c.kind == Cell::Kind::kStr) {
+    const std::string raw = strip_invisible(c.text);
+    return replace_all(c.text, raw, py_format_g(py_float_value(raw)));
+  }
   switch (c.kind) {
     case Cell::Kind::kBool: return py_format_g(c.bool_value ? 1.0 : 0.0);
     case Cell::Kind::kInt: return py_format_g(double(c.int_value));
@@ -82,14 +100,6 @@ int after_point(std::string_view s) {
   return pos == std::string_view::npos ? -1 : int(s.size() - pos - 1);
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
-
-std::string strip(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // str.splitlines() for \n, \r\n and \r.
 std::vector<std::string> split_lines(std::string_view s) {
   std::vector<std::string> lines;
@@ -105,30 +115,37 @@ std::vector<std::string> split_lines(std::string_view s) {
   return lines;
 }
 
+// _visible_width when the table has colour codes, else len().
+size_t visible_width(std::string_view s, bool invisible) {
+  return invisible ? py_len(strip_invisible(s)) : py_len(s);
+}
+
 // _multiline_width: the widest piece between \r and \n.
-size_t text_width(std::string_view s, bool multiline) {
-  if (!multiline) return py_len(s);
+size_t text_width(std::string_view s, bool multiline, bool invisible) {
+  if (!multiline) return visible_width(s, invisible);
   size_t widest = 0, start = 0;
   for (size_t i = 0; i <= s.size(); ++i) {
     if (i == s.size() || s[i] == '\n' || s[i] == '\r') {
-      widest = std::max(widest, py_len(s.substr(start, i - start)));
+      widest = std::max(widest, visible_width(s.substr(start, i - start), invisible));
       start = i + 1;
     }
   }
   return widest;
 }
 
-std::string pad_left(size_t width, const std::string& s) {
-  const size_t w = py_len(s);
+// Padding to a visible width: invisible codes take no room.
+std::string pad_left(size_t width, const std::string& s, bool invisible) {
+  const size_t w = visible_width(s, invisible);
   return w >= width ? s : std::string(width - w, ' ') + s;
 }
-std::string pad_right(size_t width, const std::string& s) {
-  const size_t w = py_len(s);
+std::string pad_right(size_t width, const std::string& s, bool invisible) {
+  const size_t w = visible_width(s, invisible);
   return w >= width ? s : s + std::string(width - w, ' ');
 }
 
 struct AlignedColumn {
   bool numeric = false;
+  bool invisible = false;  // the table has colour codes: widths ignore them
   size_t width = 0;
   // Decimal-aligned or stripped, not yet padded to `width` (that happens per
   // line on output); multiline cells keep their line breaks.
@@ -136,26 +153,28 @@ struct AlignedColumn {
 };
 
 std::string pad(const AlignedColumn& column, const std::string& s) {
-  return column.numeric ? pad_left(column.width, s) : pad_right(column.width, s);
+  return column.numeric ? pad_left(column.width, s, column.invisible) : pad_right(column.width, s, column.invisible);
 }
 
 // _align_column with numalign "decimal" and stralign "left".
-AlignedColumn align_column(std::vector<std::string> strings, bool numeric, size_t min_width, bool multiline) {
+AlignedColumn align_column(std::vector<std::string> strings, bool numeric, size_t min_width, bool multiline,
+                           bool invisible) {
   AlignedColumn out;
   out.numeric = numeric;
+  out.invisible = invisible;
   if (numeric) {
     std::vector<int> decimals;
     int max_decimals = -1;
     for (const std::string& s : strings) {
-      decimals.push_back(after_point(s));
+      decimals.push_back(after_point(invisible ? strip_invisible(s) : s));
       max_decimals = std::max(max_decimals, decimals.back());
     }
     for (size_t i = 0; i < strings.size(); ++i) strings[i] += std::string(size_t(max_decimals - decimals[i]), ' ');
   } else {
-    for (std::string& s : strings) s = strip(s);
+    for (std::string& s : strings) s = py_strip(s);
   }
   out.width = min_width;
-  for (const std::string& s : strings) out.width = std::max(out.width, text_width(s, multiline));
+  for (const std::string& s : strings) out.width = std::max(out.width, text_width(s, multiline, invisible));
   out.cells = std::move(strings);
   return out;
 }
@@ -215,8 +234,7 @@ std::string simple_row(const std::vector<const std::string*>& cells, const std::
     out += ' ';
   }
   out += delimiter;
-  while (!out.empty() && is_space(out.back())) out.pop_back();
-  return out;
+  return py_rstrip(out);
 }
 
 void emit_row(const Emit& emit, const std::vector<const std::string*>& cells, const std::vector<AlignedColumn>& columns,
@@ -271,14 +289,25 @@ void tabulate_lines(const Frame& frame, TableFormat format, const Emit& emit) {
     }
   }
 
+  // has_invisible: searched once over the headers and every cell's str().
+  bool invisible = false;
+  for (const std::string& h : headers) invisible = invisible || has_invisible_codes(h);
+  for (const auto& row : frame.rows) {
+    for (const Cell& cell : row) {
+      invisible = invisible || ((cell.kind == Cell::Kind::kStr || cell.kind == Cell::Kind::kObject) &&
+                                has_invisible_codes(cell.text));
+    }
+  }
+
   std::vector<AlignedColumn> aligned;
   for (size_t c = 0; c < headers.size(); ++c) {
     ColumnType type = ColumnType::kBool;
     for (size_t r = 0; r < frame.rows.size(); ++r) type = std::max(type, cell_type(cell_at(r, c)));
     const bool numeric = type == ColumnType::kInt || type == ColumnType::kFloat;
     std::vector<std::string> strings;
-    for (size_t r = 0; r < frame.rows.size(); ++r) strings.push_back(format_cell(cell_at(r, c), type));
-    aligned.push_back(align_column(std::move(strings), numeric, text_width(headers[c], multiline) + 2, multiline));
+    for (size_t r = 0; r < frame.rows.size(); ++r) strings.push_back(format_cell(cell_at(r, c), type, invisible));
+    aligned.push_back(align_column(std::move(strings), numeric, text_width(headers[c], multiline, invisible) + 2,
+                                   multiline, invisible));
   }
   // Without rows every column is aligned as text.
   std::vector<const std::string*> header_cells;

@@ -3,8 +3,10 @@
 // as a first column with an empty header, column types None < bool < int <
 // float < str (strings that parse as numbers count as numbers), floats as
 // format(x, "g"), decimal alignment of numeric columns, left-aligned and
-// stripped text, widths max(len(header) + 2, longest cell), multiline cells.
-// Widths count code points, as tabulate does without the wcwidth package.
+// stripped text (str.strip(): Unicode whitespace), widths max(len(header) +
+// 2, longest cell), multiline cells. Widths count code points, as tabulate
+// does without the wcwidth package, and leave out ANSI colour codes and
+// hyperlinks when the table has any (tabulate_text.h).
 #pragma once
 
 #include <functional>

@@ -38,17 +38,35 @@ std::string instruction_id(const InstructionRef& ref) {
   return ref.chain == 0 ? id : "c" + std::to_string(ref.chain) + "_" + id;
 }
 
-// The index of a kernel call's first output argument. The out arguments are
-// echoed as return values at the end, so the longest tail repeated just
-// before itself is the outputs (twice); without such a repetition (prim ops)
-// the last argument is the output.
-size_t first_output(const std::vector<int32_t>& args) {
+// The positions of a kernel call's out arguments. The emitter appends the
+// return value as the last slot: for a single out argument that slot repeats
+// it ("..., out, out"); for several it is a TensorList of them ("..., out,
+// indices, [out, indices]"), whose items are then out arguments too. The
+// longest tail repeated just before itself covers both lists of outs
+// ("..., outs, outs" for split_with_sizes_copy). Otherwise (prim ops) the
+// last slot is the output.
+std::vector<bool> output_positions(const pte::ExecutionPlan& plan, const std::vector<int32_t>& args) {
   const size_t n = args.size();
+  std::vector<bool> out(n, false);
+  if (n == 0) return out;
   for (size_t k = n / 2; k >= 1; --k) {
     const auto tail = args.end() - static_cast<std::ptrdiff_t>(k);
-    if (std::equal(tail, args.end(), tail - static_cast<std::ptrdiff_t>(k))) return n - 2 * k;
+    if (std::equal(tail, args.end(), tail - static_cast<std::ptrdiff_t>(k))) {
+      std::fill(out.end() - static_cast<std::ptrdiff_t>(2 * k), out.end(), true);
+      return out;
+    }
   }
-  return n == 0 ? 0 : n - 1;
+  out[n - 1] = true;
+  const auto& last = plan.values[static_cast<size_t>(args[n - 1])];
+  const std::vector<int32_t>* items = nullptr;
+  if (const auto* list = std::get_if<pte::TensorList>(&last)) items = &list->items;
+  if (const auto* list = std::get_if<pte::OptionalTensorList>(&last)) items = &list->items;
+  if (items) {
+    for (size_t a = 0; a + 1 < n; ++a) {
+      if (std::find(items->begin(), items->end(), args[a]) != items->end()) out[a] = true;
+    }
+  }
+  return out;
 }
 
 class Builder {
@@ -58,6 +76,7 @@ class Builder {
   }
 
   Result<ProgramGraph> build() {
+    collect_written();
     for (size_t i = 0; i < plan_.inputs.size(); ++i) {
       const int32_t v = plan_.inputs[i];
       ETKIT_TRY(check_value(v, prefix_ + ".inputs[" + std::to_string(i) + "]"));
@@ -206,10 +225,15 @@ class Builder {
     for (int32_t t : tensors.empty() ? std::vector<int32_t>{v} : tensors) {
       auto it = producer_.find(t);
       const auto* tensor = std::get_if<pte::Tensor>(&plan_.values[static_cast<size_t>(t)]);
-      if (it == producer_.end() && tensor && tensor->allocation_info) {
-        // An elided view: another tensor over bytes an instruction wrote.
+      if (it == producer_.end() && tensor && tensor->allocation_info && !written_.count(t)) {
+        // An elided view (pte_spec.md §4.3): a planned tensor that no
+        // instruction writes and that is not an input is another name for
+        // bytes an instruction wrote. Any other tensor merely reuses the
+        // bytes of one whose lifetime has ended: no dataflow.
         auto writer = memory_writer_.find(memory_key(*tensor));
-        if (writer != memory_writer_.end()) it = producer_.emplace(t, writer->second).first;
+        if (writer != memory_writer_.end() && fits_in(*tensor, writer->second.second)) {
+          it = producer_.emplace(t, writer->second.first).first;
+        }
       }
       if (it == producer_.end()) {
         if (!tensor || !is_constant_tensor(*tensor)) continue;  // scalars, or never written
@@ -226,7 +250,54 @@ class Builder {
     for (int32_t t : tensors.empty() ? std::vector<int32_t>{v} : tensors) {
       producer_[t] = node;
       const auto* tensor = std::get_if<pte::Tensor>(&plan_.values[static_cast<size_t>(t)]);
-      if (tensor && tensor->allocation_info) memory_writer_[memory_key(*tensor)] = node;
+      if (tensor && tensor->allocation_info) memory_writer_[memory_key(*tensor)] = {node, t};
+    }
+  }
+
+  std::optional<uint64_t> byte_size(const pte::Tensor& t) const {
+    const auto element = element_size(t.scalar_type);
+    if (!element) return std::nullopt;
+    uint64_t n = *element;
+    for (int32_t d : t.sizes) {
+      if (d < 0) return std::nullopt;
+      n *= static_cast<uint64_t>(d);
+    }
+    return n;
+  }
+
+  // Whether the view's bytes lie within those of the tensor `source` wrote.
+  bool fits_in(const pte::Tensor& view, int32_t source) const {
+    const auto& src = std::get<pte::Tensor>(plan_.values[static_cast<size_t>(source)]);
+    const auto a = byte_size(view);
+    const auto b = byte_size(src);
+    return a && b && *a <= *b;
+  }
+
+  // Every tensor a method input, a kernel's out argument or a move names:
+  // these get their values from somewhere other than an aliased writer.
+  void collect_written() {
+    auto add = [&](int32_t v) {
+      if (v >= 0 && static_cast<size_t>(v) < plan_.values.size()) {
+        for (int32_t t : tensors_of(v)) written_.insert(t);
+      }
+    };
+    for (int32_t v : plan_.inputs) add(v);
+    for (const auto& chain : plan_.chains) {
+      for (const auto& instr : chain.instructions) {
+        if (const auto* k = std::get_if<pte::KernelCall>(&instr)) {
+          if (!std::all_of(k->args.begin(), k->args.end(), [&](int32_t v) {
+                return v >= 0 && static_cast<size_t>(v) < plan_.values.size();
+              })) {
+            continue;  // reported when the instruction's edges are built
+          }
+          const auto outputs = output_positions(plan_, k->args);
+          for (size_t a = 0; a < k->args.size(); ++a) {
+            if (outputs[a]) add(k->args[a]);
+          }
+        } else if (const auto* m = std::get_if<pte::MoveCall>(&instr)) {
+          add(m->move_to);
+        }
+      }
     }
   }
 
@@ -245,9 +316,13 @@ class Builder {
     };
     if (const auto* k = std::get_if<pte::KernelCall>(&instr)) {
       ETKIT_TRY(check_args(k->args));
-      const size_t outputs = first_output(k->args);
-      for (size_t a = 0; a < outputs; ++a) read(k->args[a], node);
-      for (size_t a = outputs; a < k->args.size(); ++a) write(k->args[a], node);
+      const auto outputs = output_positions(plan_, k->args);
+      for (size_t a = 0; a < k->args.size(); ++a) {
+        if (!outputs[a]) read(k->args[a], node);
+      }
+      for (size_t a = 0; a < k->args.size(); ++a) {
+        if (outputs[a]) write(k->args[a], node);
+      }
     } else if (const auto* d = std::get_if<pte::DelegateCall>(&instr)) {
       ETKIT_TRY(check_args(d->args));
       std::vector<int32_t> outputs;
@@ -284,7 +359,9 @@ class Builder {
   ProgramGraph graph_;
   std::map<int32_t, size_t> producer_;                             // value -> node that last wrote it
   std::map<int32_t, size_t> clusters_;                             // delegate index -> cluster
-  std::map<std::pair<uint32_t, uint64_t>, size_t> memory_writer_;  // (arena, offset) -> last writer
+  // (arena, offset) -> the last instruction that wrote there, and the tensor
+  std::map<std::pair<uint32_t, uint64_t>, std::pair<size_t, int32_t>> memory_writer_;
+  std::set<int32_t> written_;  // see collect_written()
   std::vector<std::vector<size_t>> chain_nodes_;                   // [chain][instruction] -> node
   std::set<std::tuple<size_t, size_t, int32_t>> edge_keys_;        // (from, to, value) already drawn
 };

@@ -7,10 +7,15 @@
 //
 // A program carries no operator schemas, so which arguments a call writes is
 // inferred from how ExecuTorch's emitter lays them out:
-// * kernel call: the out arguments are repeated at the end as the return
-//   values ("..., out, out" or "..., out, indices, out, indices"); the longest
-//   such repeated tail is the outputs. Without a repeated tail (prim ops) the
-//   last argument is the output.
+// * kernel call: the return slot comes last. A single out argument is
+//   repeated there ("..., out, out"); several are listed in a TensorList
+//   there ("..., out, indices, [out, indices]"), and every argument the list
+//   names is an output. Without either (prim ops) the last argument is the
+//   output.
+// Dataflow follows value indices only. Tensors sharing arena bytes are not
+// connected, except an elided view (pte_spec.md §4.3): a planned tensor no
+// instruction writes and no input names, read from the bytes of a tensor
+// at least as large that an instruction wrote at its offset.
 // * delegate call: arguments that already hold a value (a method input, a
 //   constant, or the output of an earlier instruction) are inputs; the rest
 //   are outputs.

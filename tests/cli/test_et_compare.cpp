@@ -150,7 +150,8 @@ TEST_CASE("et-compare outputs: bad input exits 2 with one line naming the file",
                          ": 2 reference file(s) given, the run logged 1 program output(s)\n");
   auto not_etdump = test::run_tool("et-compare", "outputs --etdump " + q(f.pte) + " --reference " + q(f.dir / "z.npy"));
   CHECK(not_etdump.exit_code == 2);
-  CHECK(not_etdump.err == "et-compare: error: " + f.pte.string() + ": not an ETDump (identifier 'eh00' at byte 8, expected 'ED00')\n");
+  CHECK(not_etdump.err == "et-compare: error: " + f.pte.string() + ": not an ETDump (identifier 'eh00' at byte 8 and 'ET12' at byte 4, "
+                          "expected 'ED00' at byte 8 after a size prefix or at byte 4)\n");
   auto missing = test::run_tool("et-compare", "outputs --etdump " + q(f.run) + " --reference " + q(f.dir / "nope.npy"));
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.rfind("et-compare: error: " + (f.dir / "nope.npy").string() + ": cannot open", 0) == 0);

@@ -1,4 +1,6 @@
 // et-dump-decode as a user runs it: stdout, stderr and exit code apart.
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "examples/demo_models.h"
@@ -235,4 +237,61 @@ TEST_CASE("special output files are written in place and a closed pipe ends quie
                               " --jsonl | head -c 10");
   CHECK(head.err.empty());
   CHECK(head.out.size() == 10);
+}
+
+TEST_CASE("et-dump-decode prints a .ptd (FlatTensor FT01) as JSON with its header and segment bytes",
+          "[cli][fixtures][ptd]") {
+  ETKIT_REQUIRE_FIXTURES();
+  const auto r = test::run_tool("et-dump-decode", test::shell_quote(test::fixture("ptd/external_data_model.ptd")));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  // pte_spec.md §3.4 (observed): header length 40, flatbuffer_offset 48,
+  // flatbuffer_size 256, segment_base_offset 304, segment_data_size 32; keys
+  // a (segment 0: offset 0, 16 bytes, 4 x 3.0f) and b (segment 1: offset 16,
+  // 16 bytes, 4 x 2.0f), both FLOAT[2,2], dim_order [0,1].
+  CHECK(doc["flat_tensor_header"] == json::parse(R"({"length": 40, "flatbuffer_offset": 48, "flatbuffer_size": 256,
+                                                      "segment_base_offset": 304, "segment_data_size": 32})"));
+  CHECK(doc["segments"] == json::parse(R"([{"offset": 0, "size": 16}, {"offset": 16, "size": 16}])"));
+  REQUIRE(doc["named_data"].size() == 2);
+  CHECK(doc["named_data"][0]["key"] == "a");
+  CHECK(doc["named_data"][0]["segment_index"] == 0);
+  CHECK(doc["named_data"][0]["tensor_layout"] ==
+        json::parse(R"({"scalar_type": "FLOAT", "sizes": [2, 2], "dim_order": [0, 1]})"));
+  CHECK(doc["named_data"][1]["key"] == "b");
+  CHECK(doc["named_data"][1]["segment_index"] == 1);
+  // 3.0f = 0x40400000 and 2.0f = 0x40000000, little-endian, 4 of each, in base64.
+  CHECK(doc["segment_data"] == json::parse(R"(["AABAQAAAQEAAAEBAAABAQA==", "AAAAQAAAAEAAAABAAAAAQA=="])"));
+}
+
+TEST_CASE("et-run names a .ptd given in place of the program", "[cli][fixtures][ptd][errors]") {
+  ETKIT_REQUIRE_FIXTURES();
+  const auto ptd = test::fixture("ptd/external_data_model.ptd");
+  const auto r = test::run_tool("et-run", test::shell_quote(ptd));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "et-run: error: " + ptd.string() + ": is a .ptd data file, not a program (pass it with --data)\n");
+}
+
+TEST_CASE("an older FlatTensor layout is named, not reported as truncated", "[cli][fixtures][ptd][errors]") {
+  ETKIT_REQUIRE_FIXTURES();
+  // ExecuTorch 0.6's root table: version, tensor_alignment, tensors, segments
+  // (this file has no named_data) under the same FT01 identifier.
+  const auto old = test::fixture("wild/ptd/et_extension_module_test_resources_linear.ptd");
+  auto r = test::run_tool("et-dump-decode", test::shell_quote(old));
+  check_one_line_error(r, old.string());
+  CHECK(r.err.find("FlatTensor layout of ExecuTorch 0.6") != std::string::npos);
+  CHECK(r.err.find("truncated") == std::string::npos);
+  auto run = test::run_tool("et-run", test::shell_quote(test::fixture("pte/external_data_model.pte")) + " --data " +
+                                          test::shell_quote(old));
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.rfind("et-run: error: " + old.string() + ": FlatTensor layout of ExecuTorch 0.6", 0) == 0);
+
+  // The layout before it put the FH01 header in front of the FlatBuffer.
+  const auto dir = test::scratch_dir();
+  std::vector<uint8_t> early(96, 0);
+  std::memcpy(early.data(), "FH01", 4);
+  test::write_bytes(dir / "early.ptd", early);
+  r = test::run_tool("et-dump-decode", test::shell_quote(dir / "early.ptd"));
+  check_one_line_error(r, (dir / "early.ptd").string());
+  CHECK(r.err.find("FH01 header in front of the FlatBuffer") != std::string::npos);
 }

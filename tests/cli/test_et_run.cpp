@@ -275,3 +275,29 @@ TEST_CASE("et-run: an XNNPACK payload whose shapes do not fit is bad input (exit
   CHECK(r.err.find("instructions[0].xnodes[0] (FullyConnected): input's last dimension 3 does not match the filter's 4 input channels") !=
         std::string::npos);
 }
+
+TEST_CASE("et-run: a wrong-shape or wrong-dtype .npy input names the .npy and both shapes", "[cli][et-run][fixtures]") {
+  ETKIT_REQUIRE_FIXTURES();
+  // lenet_tutorial.pte's input v10 is FLOAT[1,1,32,32] (static).
+  const auto pte = test::fixture("pte/lenet_tutorial.pte");
+  const auto dir = test::scratch_dir();
+  const std::vector<float> rgb(1 * 3 * 32 * 32, 0.5f);
+  auto bytes = npy::write_npy(ScalarType::kFloat, std::vector<int64_t>{1, 3, 32, 32},
+                              ByteSpan(reinterpret_cast<const uint8_t*>(rgb.data()), rgb.size() * sizeof(float)));
+  REQUIRE(bytes.ok());
+  test::write_bytes(dir / "rgb.npy", *bytes);
+  auto r = test::run_tool("et-run", test::shell_quote(pte) + " --input " + test::shell_quote(dir / "rgb.npy"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "et-run: error: " + (dir / "rgb.npy").string() +
+                     ": shape [1,3,32,32] given, [1,1,32,32] expected for input 0\n");
+
+  const std::vector<int32_t> ints(1 * 1 * 32 * 32, 1);
+  bytes = npy::write_npy(ScalarType::kInt, std::vector<int64_t>{1, 1, 32, 32},
+                         ByteSpan(reinterpret_cast<const uint8_t*>(ints.data()), ints.size() * sizeof(int32_t)));
+  REQUIRE(bytes.ok());
+  test::write_bytes(dir / "ints.npy", *bytes);
+  r = test::run_tool("et-run", test::shell_quote(pte) + " --input " + test::shell_quote(dir / "ints.npy"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "et-run: error: " + (dir / "ints.npy").string() + ": holds INT; input 0 expects FLOAT\n");
+}

@@ -222,3 +222,27 @@ TEST_CASE("et-inspect --html: events that do not fit the program are a warning a
   CHECK(r.err == "et-inspect: warning: " + dump.string() + ": " + warning + "\n");
   CHECK(read_text(html).find(render::html_escape(warning)) != std::string::npos);
 }
+
+TEST_CASE("et-inspect --html: the graph of lenet_tutorial.pte has only the edges its instructions name",
+          "[report][html][cli][fixtures]") {
+  ETKIT_REQUIRE_FIXTURES();
+  const auto html = test::scratch_dir() / "lenet.html";
+  const auto r = test::run_tool("et-inspect", test::shell_quote(test::fixture("etdump/lenet_tutorial.etdp")) +
+                                                  " --html " + test::shell_quote(html) + " --program " +
+                                                  test::shell_quote(test::fixture("pte/lenet_tutorial.pte")) +
+                                                  " -o /dev/null");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = read_text(html);
+  // 25 value edges (worked out in test_render_program_graph.cpp from the
+  // instruction list); max_pool's indices v28 share v11's arena bytes but
+  // flow nowhere, and v27 flows from the first max_pool to the second conv.
+  size_t edges = 0;
+  for (size_t at = text.find("<path class=\"edge\""); at != std::string::npos;
+       at = text.find("<path class=\"edge\"", at + 1)) {
+    ++edges;
+  }
+  CHECK(edges == 25);
+  CHECK(text.find("<title>v28 ") == std::string::npos);
+  CHECK(text.find("<title>v27 FLOAT[1,6,14,14]</title>") != std::string::npos);
+}

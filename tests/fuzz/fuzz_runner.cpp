@@ -7,6 +7,7 @@
 //                  dim order, a planned offset or arena, a jump, a value's
 //                  kind, a FreeCall) so that most inputs reach the loader and
 //                  the kernels instead of dying in the FlatBuffer verifier.
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -23,8 +24,13 @@
 namespace etkit::fuzz {
 namespace {
 
-constexpr uint64_t kMemoryLimit = uint64_t(256) << 20;
+// Tight enough that one input stays well inside libFuzzer's 20 s timeout
+// under ASan: the work of a kernel grows with its tensors (bounded by the
+// memory limit) and a loop repeats kernels (bounded by instructions and
+// time).
+constexpr uint64_t kMemoryLimit = uint64_t(64) << 20;
 constexpr uint64_t kMaxInstructions = 20'000;
+constexpr std::chrono::seconds kTimeout{1};
 constexpr uint64_t kMaxEtdumpBytes = uint64_t(32) << 20;
 
 // Reads every byte of a tensor the way --print-outputs and --output-dir do.
@@ -67,6 +73,7 @@ void run_program(ByteSpan bytes) {
     tracer.create_block("Execute");
     rt::ExecuteLimits limits;
     limits.max_instructions = kMaxInstructions;
+    limits.timeout = kTimeout;
     // Twice: a second execution starts from what the first left behind.
     for (int run = 0; run < 2; ++run) {
       if (!rt::execute(lm, &tracer, limits)) break;

@@ -282,3 +282,37 @@ TEST_CASE("embedding_byte: per-row and per-group dequantized lookups", "[quantiz
   CHECK(failure(h, Q + "embedding_byte.out", {w, dscales, h.none(), h.integer(-128), h.integer(127), idx, out, out}) ==
         Q + "embedding_byte.out: weight_scales must have out's dtype FLOAT");
 }
+
+TEST_CASE("embedding_4bit and embedding_2bit: packed values, per-row and per-group parameters", "[quantized]") {
+  KernelHarness h;
+  // 4-bit, weight BYTE [2, 2] -> embedding dim 4; even columns in the high nibble, minus 8:
+  //   row 0: 0x9F, 0x07 -> 9-8, 15-8, 0-8, 7-8 = 1, 7, -8, -1
+  //   row 1: 0x80, 0x8C -> 0, -8, 0, 4
+  auto w4 = h.tensor<uint8_t>(ScalarType::kByte, {2, 2}, {0x9F, 0x07, 0x80, 0x8C});
+  auto s4 = h.tensor<float>(ScalarType::kFloat, {2}, {0.5f, 2.0f});
+  auto idx4 = h.tensor<int32_t>(ScalarType::kInt, {2}, {1, 0});  // INT indices are accepted here
+  auto o4 = h.out(ScalarType::kFloat, {2, 4});
+  REQUIRE(h.call(Q + "embedding_4bit.out", {w4, s4, h.none(), h.integer(-8), h.integer(7), idx4, o4, o4}).ok());
+  // row 1 * 2 = 0, -16, 0, 8; row 0 * 0.5 = 0.5, 3.5, -4, -0.5
+  CHECK(h.data<float>(o4) == std::vector<float>{0, -16, 0, 8, 0.5f, 3.5f, -4, -0.5f});
+
+  // 2-bit, weight BYTE [1, 1] -> dim 4; 0xE4 = 0b11'10'01'00, column j at bits 2j, minus 2: -2, -1, 0, 1.
+  // Two groups: scales [[1, 3]], zero points [[1, 0]] -> (-2-1)*1, (-1-1)*1, (0-0)*3, (1-0)*3 = -3, -2, 0, 3.
+  auto w2 = h.tensor<uint8_t>(ScalarType::kByte, {1, 1}, {0xE4});
+  auto s2 = h.tensor<float>(ScalarType::kFloat, {1, 2}, {1, 3});
+  auto z2 = h.tensor<float>(ScalarType::kFloat, {1, 2}, {1, 0});
+  auto idx2 = h.tensor<int64_t>(ScalarType::kLong, {1}, {0});
+  auto o2 = h.out(ScalarType::kFloat, {1, 4});
+  REQUIRE(h.call(Q + "embedding_2bit.dtype_out",
+                 {w2, s2, z2, h.integer(-2), h.integer(1), idx2, dtype(h, ScalarType::kFloat), o2, o2})
+              .ok());
+  CHECK(h.data<float>(o2) == std::vector<float>{-3, -2, 0, 3});
+
+  // Packed weights are BYTE only; indices stay in range.
+  auto w_char = h.tensor<int8_t>(ScalarType::kChar, {1, 1}, {0});
+  CHECK(failure(h, Q + "embedding_2bit.out", {w_char, s2, h.none(), h.integer(-2), h.integer(1), idx2, o2, o2}) ==
+        Q + "embedding_2bit.out: weight must be BYTE, not CHAR");
+  auto far = h.tensor<int64_t>(ScalarType::kLong, {1}, {2});
+  CHECK(failure(h, Q + "embedding_4bit.out", {w4, s4, h.none(), h.integer(-8), h.integer(7), far, o2, o2}) ==
+        Q + "embedding_4bit.out: index 2 is out of range for 2 rows");
+}

@@ -81,9 +81,10 @@ TEST_CASE("every fixture ETDump reads, both from bytes and from an InputFile", "
     CHECK(bytes.size() == f.size);
     CHECK(load_u32_le(bytes.data()) == f.prefix);
     CHECK(std::memcmp(bytes.data() + 8, "ED00", 4) == 0);
-    auto region = ed::size_prefixed_region(bytes);
-    REQUIRE(region.ok());
-    CHECK(region->size() == f.size);
+    auto layout = ed::etdump_layout(bytes);
+    REQUIRE(layout.ok());
+    CHECK(layout->size_prefixed);
+    CHECK(layout->region.size() == f.size);
 
     auto dump = ed::read_etdump(bytes);
     INFO((dump ? std::string() : dump.error().describe()));

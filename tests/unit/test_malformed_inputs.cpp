@@ -297,7 +297,7 @@ TEST_CASE("an ETDump whose size prefix exceeds the file is reported as truncated
     REQUIRE_FALSE(dump.ok());
     CHECK(dump.error().kind == ErrorKind::kBadInput);
     CHECK_THAT(dump.error().message, Catch::Contains("truncated"));
-    CHECK_FALSE(ed::size_prefixed_region(ByteSpan(bytes)).ok());
+    CHECK_FALSE(ed::etdump_layout(ByteSpan(bytes)).ok());
   }
   // A smaller prefix is allowed (trailing bytes are ignored, as flatc does)
   // when the region it announces still verifies: here, the exact size with

@@ -4,11 +4,13 @@
 #include <set>
 
 #include "libcore/formats/program/program_builder.h"
+#include "libcore/formats/program/program_reader.h"
 #include "libcore/render/dot.h"
 #include "libcore/render/graphviz.h"
 #include "libcore/render/heat_color.h"
 #include "libcore/render/program_graph.h"
 #include "libcore/render/program_graph_dot.h"
+#include "libcore/support/file.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -135,6 +137,67 @@ TEST_CASE("program graph: elided views take the writer of the same bytes", "[ren
   auto graph = render::build_program_graph(m.plan());
   REQUIRE(graph.ok());
   CHECK(edges_of(*graph) == EdgeSet{{"in_0", "i0", 0}, {"i0", "i1", 2}, {"i1", "out_0", 3}});
+}
+
+TEST_CASE("program graph: multi-output kernels write every item of their TensorList return slot",
+          "[render][graph]") {
+  // The emitter's layout for max_pool2d_with_indices.out: self, kernel, out,
+  // indices, then the return slot [out, indices] (portable_ops.md, 9 slots).
+  // The indices share the input's bytes: that is reuse, not dataflow.
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1, 4});
+  const int32_t kernel = m.add_int_list({2});
+  const int32_t pooled = m.add_planned_tensor(ScalarType::kFloat, {1, 2});
+  const auto x_offset = std::get<pte::Tensor>(m.plan().values[size_t(x)]).allocation_info->memory_offset;
+  const int32_t indices = m.add_planned_tensor_at(ScalarType::kLong, {1, 2}, x_offset);
+  const int32_t ret = m.add_tensor_list({pooled, indices});
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {1, 2});
+  m.kernel_call("aten::max_pool2d_with_indices", "out", {x, kernel, pooled, indices, ret});
+  m.kernel_call("aten::relu", "out", {pooled, y, y});
+  m.set_inputs({x});
+  m.set_outputs({y, indices});
+  auto graph = render::build_program_graph(m.plan());
+  REQUIRE(graph.ok());
+  CHECK(edges_of(*graph) == EdgeSet{{"in_0", "i0", x},
+                                    {"i0", "i1", pooled},
+                                    {"i1", "out_0", y},
+                                    {"i0", "out_1", indices}});
+}
+
+TEST_CASE("program graph: lenet_tutorial.pte has only the edges its instructions name", "[render][graph][fixtures]") {
+  ETKIT_REQUIRE_FIXTURES();
+  auto file = InputFile::open(test::fixture("pte/lenet_tutorial.pte").string());
+  REQUIRE(file.ok());
+  auto program = pte::read_program(*file);
+  REQUIRE(program.ok());
+  const auto* plan = program->find_method("forward");
+  REQUIRE(plan != nullptr);
+  auto graph = render::build_program_graph(*plan);
+  REQUIRE(graph.ok());
+  // Worked out from et-dump-decode's JSON of the program: input v10, output
+  // v92, constants v0..v9, and the instructions (out arguments last)
+  //   0 convolution(v10, v0, v1, ..., out v11)    1 relu(v11, out v26)
+  //   2 max_pool2d_with_indices(v26, ..., out v27, indices v28, [v27, v28])
+  //   3 convolution(v27, v2, v3, ..., out v41)    4 relu(v41, out v56)
+  //   5 max_pool2d_with_indices(v56, ..., out v57, indices v58, [v57, v58])
+  //   6 permute_copy(v4, .., out v72)   7 addmm(v5, v71, v72, .., out v76)   8 relu(v76, out v79)
+  //   9 permute_copy(v6, .., out v80)  10 addmm(v7, v79, v80, .., out v84)  11 relu(v84, out v87)
+  //  12 permute_copy(v8, .., out v88)  13 addmm(v9, v87, v88, .., out v92)
+  // v71 FLOAT[1,400] is the elided flatten of v57 FLOAT[1,16,5,5] (same
+  // offset 192000, same 1600 bytes, written by no instruction). v28 (LONG
+  // indices) sits at v11's offset 18816 but is written by instruction 2 and
+  // read by nobody: no edge from instruction 0 carries it.
+  const EdgeSet expected = {
+      {"in_0", "i0", 10},    {"const_0", "i0", 0},  {"const_1", "i0", 1},  {"i0", "i1", 11},
+      {"i1", "i2", 26},      {"i2", "i3", 27},      {"const_2", "i3", 2},  {"const_3", "i3", 3},
+      {"i3", "i4", 41},      {"i4", "i5", 56},      {"const_4", "i6", 4},  {"const_5", "i7", 5},
+      {"i5", "i7", 71},      {"i6", "i7", 72},      {"i7", "i8", 76},      {"const_6", "i9", 6},
+      {"const_7", "i10", 7}, {"i8", "i10", 79},     {"i9", "i10", 80},     {"i10", "i11", 84},
+      {"const_8", "i12", 8}, {"const_9", "i13", 9}, {"i11", "i13", 87},    {"i12", "i13", 88},
+      {"i13", "out_0", 92},
+  };
+  CHECK(edges_of(*graph) == expected);
 }
 
 TEST_CASE("program graph: an argument outside the values is an error naming it", "[render][graph]") {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -59,9 +61,16 @@ inline constexpr Alias kTargetTimeScale{"--target_time_scale", "--target-time-sc
 
 // argv with every alias (as `--from` or `--from=value`) replaced, up to a
 // `--` separator; owns the strings `argv()` points into.
+//
+// `word_lists` names options whose value is a comma-separated list that users
+// also type as words (`--columns event_name avg r.etdp`): the words after
+// such an option are joined into one value, up to the next option, `--`, or
+// the first word that names an existing file or is `-` (the positional
+// input), so the list never swallows it.
 class AliasedArgs {
  public:
-  AliasedArgs(int argc, char** argv, const std::vector<Alias>& aliases) {
+  AliasedArgs(int argc, char** argv, const std::vector<Alias>& aliases,
+              const std::vector<std::string_view>& word_lists = {}) {
     bool options_end = false;
     for (int i = 0; i < argc; ++i) {
       std::string arg = argv[i];
@@ -71,6 +80,11 @@ class AliasedArgs {
           if (arg == a.from) arg = std::string(a.to);
           else if (arg.size() > a.from.size() && arg.compare(0, a.from.size(), a.from) == 0 && arg[a.from.size()] == '=')
             arg = std::string(a.to) + arg.substr(a.from.size());
+        }
+        if (std::find(word_lists.begin(), word_lists.end(), arg) != word_lists.end() && i + 1 < argc) {
+          std::string joined = argv[++i];
+          while (i + 1 < argc && is_list_word(argv[i + 1])) joined += std::string(",") + argv[++i];
+          arg += "=" + joined;
         }
       }
       strings_.push_back(std::move(arg));
@@ -82,6 +96,12 @@ class AliasedArgs {
   char** argv() { return pointers_.data(); }
 
  private:
+  static bool is_list_word(std::string_view word) {
+    if (word.empty() || word[0] == '-') return false;
+    std::error_code ec;
+    return !std::filesystem::exists(std::filesystem::path(word), ec);
+  }
+
   std::vector<std::string> strings_;
   std::vector<char*> pointers_;
 };

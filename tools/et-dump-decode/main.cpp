@@ -1,4 +1,4 @@
-// et-dump-decode: any ExecuTorch binary (.pte, .etdp, .bpte) to JSON, and
+// et-dump-decode: any ExecuTorch binary (.pte, .etdp, .bpte, .ptd) to JSON, and
 // JSON back to the binary with --encode.
 #include <cstdio>
 #include <string>
@@ -72,9 +72,9 @@ Result<int> decode(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{
-      "Prints an ExecuTorch program (.pte, ET12), ETDump (.etdp, ED00) or bundled program\n"
-      "(.bpte, BP08) as JSON, detected by its identifier; --encode turns such JSON back\n"
-      "into the binary. The JSON has the layout of `flatc --json --defaults-json` with our\n"
+      "Prints an ExecuTorch program (.pte, ET12), ETDump (.etdp, ED00), bundled program\n"
+      "(.bpte, BP08) or .ptd data (FT01) as JSON, detected by its identifier; --encode turns\n"
+      "such JSON (not .ptd) back into the binary. The JSON has the layout of `flatc --json --defaults-json` with our\n"
       "schemas, plus 'extended_header'/'segment_data' for programs and per-tensor 'values'\n"
       "with --debug-buffer.",
       "et-dump-decode"};

@@ -276,6 +276,7 @@ int main(int argc, char** argv) {
   tools::add_quiet_flag(app);
   tools::AliasedArgs args(argc, argv,
                           {tools::kEtdumpPath, tools::kEtrecordPath, tools::kDebugBufferPath, tools::kSourceTimeScale,
-                           tools::kTargetTimeScale, {"--exclude-warmup", "--warmup"}});
+                           tools::kTargetTimeScale, {"--exclude-warmup", "--warmup"}},
+                          {"--columns"});
   return tools::run_tool(app, args.argc(), args.argv(), [&]() -> Result<int> { return run(o); });
 }

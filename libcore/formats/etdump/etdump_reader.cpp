@@ -3,6 +3,7 @@
 #include "libcore/formats/etdump/etdump_flatbuffer.h"
 #include "libcore/formats/flatbuffer_verify.h"
 #include "libcore/formats/scalar_type.h"
+#include "libcore/support/file.h"
 
 namespace etkit::etdump {
 namespace fb = ::etdump;
@@ -96,30 +97,68 @@ std::optional<uint64_t> tensor_nbytes(const Tensor& tensor) {
   return n;
 }
 
-Result<ByteSpan> size_prefixed_region(ByteSpan file) {
-  if (file.size() < 12) return bad_input("too short for an ETDump (" + std::to_string(file.size()) + " bytes)");
-  const std::string id = identifier_at(file, 8);
-  if (id != kIdentifier) return bad_input("not an ETDump (identifier '" + id + "' at byte 8, expected 'ED00')");
-  const uint32_t size = load_u32_le(file.data());
-  if (size > file.size() - 4) {
-    return bad_input("truncated: the size prefix announces " + std::to_string(size) + " bytes but only " +
-                     std::to_string(file.size() - 4) + " follow");
+Result<EtDumpLayout> etdump_layout(ByteSpan file) {
+  if (file.size() >= 12 && identifier_at(file, 8) == kIdentifier) {
+    const uint32_t size = load_u32_le(file.data());
+    if (size > file.size() - 4) {
+      return bad_input("truncated: the size prefix announces " + std::to_string(size) + " bytes but only " +
+                       std::to_string(file.size() - 4) + " follow");
+    }
+    return EtDumpLayout{file.first(size_t(size) + 4), true};
   }
-  return file.first(size_t(size) + 4);
+  if (file.size() >= 8 && identifier_at(file, 4) == kIdentifier) return EtDumpLayout{file, false};
+  if (file.size() < 12) return bad_input("too short for an ETDump (" + std::to_string(file.size()) + " bytes)");
+  return bad_input("not an ETDump (identifier '" + identifier_at(file, 8) + "' at byte 8 and '" +
+                   identifier_at(file, 4) + "' at byte 4, expected 'ED00' at byte 8 after a size prefix or at byte 4)");
 }
 
-Result<const fb::ETDump*> verify_etdump(ByteSpan file) {
-  ETKIT_ASSIGN_OR_RETURN(ByteSpan region, size_prefixed_region(file));
-  // Verified with the prefix in place: alignment is checked relative to the
-  // buffer start, and 8-byte fields are aligned relative to byte 0.
-  ETKIT_TRY(verify_flatbuffer(region, "ETDump", [](flatbuffers::Verifier& v) {
+namespace {
+
+// FlatBuffers reads fields with typed loads, so the buffer must sit at an
+// address aligned as the verifier assumed (8 bytes, for the u64 times).
+VerifiedEtDump rooted(ByteSpan buffer, bool size_prefixed) {
+  VerifiedEtDump out;
+  if (reinterpret_cast<uintptr_t>(buffer.data()) % 8 != 0) {
+    out.storage = InputFile::from_bytes(buffer, "ETDump");
+    buffer = out.storage->bytes();
+  }
+  out.root = size_prefixed ? flatbuffers::GetSizePrefixedRoot<fb::ETDump>(buffer.data())
+                           : flatbuffers::GetRoot<fb::ETDump>(buffer.data());
+  return out;
+}
+
+Status verify_unprefixed(ByteSpan buffer) {
+  return verify_flatbuffer(buffer, "ETDump", [](flatbuffers::Verifier& v) {
+    return v.VerifyBuffer<fb::ETDump>(kIdentifier.data());
+  });
+}
+
+}  // namespace
+
+Result<VerifiedEtDump> verify_etdump(ByteSpan file) {
+  ETKIT_ASSIGN_OR_RETURN(EtDumpLayout layout, etdump_layout(file));
+  if (!layout.size_prefixed) {
+    // flatc --binary without --size-prefixed (ExecuTorch's Python
+    // serializer): offsets and alignment count from byte 0.
+    ETKIT_TRY(verify_unprefixed(layout.region));
+    return rooted(layout.region, false);
+  }
+  // The runtime's flatcc builder aligns 8-byte fields relative to byte 0,
+  // prefix included; so does FlatBufferBuilder::FinishSizePrefixed.
+  const Status from_zero = verify_flatbuffer(layout.region, "ETDump", [](flatbuffers::Verifier& v) {
     return v.VerifySizePrefixedBuffer<fb::ETDump>(kIdentifier.data());
-  }));
-  return flatbuffers::GetSizePrefixedRoot<fb::ETDump>(region.data());
+  });
+  if (from_zero.ok()) return rooted(layout.region, true);
+  // A prefix put in front of an unprefixed buffer: alignment counts from
+  // byte 4, where the buffer proper starts.
+  const ByteSpan buffer = layout.region.subspan(4);
+  if (verify_unprefixed(buffer).ok()) return rooted(buffer, false);
+  return from_zero.error();
 }
 
 Result<EtDump> read_etdump(ByteSpan file) {
-  ETKIT_ASSIGN_OR_RETURN(const fb::ETDump* root, verify_etdump(file));
+  ETKIT_ASSIGN_OR_RETURN(const VerifiedEtDump verified, verify_etdump(file));
+  const fb::ETDump* root = verified.root;
   EtDump dump;
   dump.version = root->version();
   if (!root->run_data()) return bad_input("missing run_data");

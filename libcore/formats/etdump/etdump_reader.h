@@ -1,4 +1,4 @@
-// Reads an ETDump: size prefix, identifier ED00, FlatBuffers verifier, then
+// Reads an ETDump, size-prefixed or not: identifier ED00, FlatBuffers verifier, then
 // the fields the Python decoder requires.
 #pragma once
 
@@ -8,11 +8,16 @@
 
 namespace etkit::etdump {
 
-// The size-prefixed region [0, 4 + prefix) after checking the identifier;
+// Where an ETDump's FlatBuffer lies in the file. The runtime writes a 4-byte
+// size prefix (identifier ED00 at byte 8); ExecuTorch's Python serializer
+// writes none (ED00 at byte 4). With a prefix the region is [0, 4 + prefix):
 // the prefix must not announce more bytes than the file has, and trailing
 // bytes beyond it are ignored (as flatc and the Python Inspector do).
-Result<ByteSpan> size_prefixed_region(ByteSpan file);
-
+struct EtDumpLayout {
+  ByteSpan region;
+  bool size_prefixed = true;
+};
+Result<EtDumpLayout> etdump_layout(ByteSpan file);
 
 Result<EtDump> read_etdump(ByteSpan file);
 

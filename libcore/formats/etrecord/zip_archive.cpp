@@ -2,6 +2,8 @@
 
 #include <zip.h>
 
+#include "libcore/formats/etrecord/zip_damage.h"
+
 namespace etkit::etrecord {
 
 struct ZipReader::Handle {
@@ -48,7 +50,11 @@ Result<ZipReader> ZipReader::open(ByteSpan bytes, const ZipLimits& limits) {
   zip_t* archive = zip_open_from_source(source, ZIP_RDONLY, &error);
   if (archive == nullptr) {
     zip_source_free(source);
-    Error e = bad_input("not a readable zip archive: " + describe(&error));
+    // libzip 1.7 says "not a zip archive" or "inconsistent" for most
+    // damage; say where it is when our own walk finds it.
+    const auto damage = describe_zip_damage(bytes);
+    Error e = damage ? bad_input("damaged zip archive: " + *damage)
+                     : bad_input("not a readable zip archive: " + describe(&error));
     zip_error_fini(&error);
     return e;
   }
@@ -56,6 +62,7 @@ Result<ZipReader> ZipReader::open(ByteSpan bytes, const ZipLimits& limits) {
   auto handle = std::make_unique<Handle>();
   handle->archive = archive;
   ZipReader reader(std::move(handle));
+  reader.bytes_ = bytes;
 
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   if (count < 0 || static_cast<uint64_t>(count) > limits.max_entries) {
@@ -111,16 +118,32 @@ const ZipEntry* ZipReader::find(std::string_view name) const {
   return nullptr;
 }
 
+// libzip checks an entry's local header only when the entry is opened.
+Error ZipReader::entry_error(const ZipEntry& entry, zip_error_t* error) const {
+  const std::string where = "zip entry '" + entry.name + "'";
+  // Damage in the data itself (CRC, deflate stream) is libzip's to name; a
+  // structural failure (libzip 1.7 says "invalid argument" for a local
+  // header beyond the file) is described by our own walk.
+  const int code = zip_error_code_zip(error);
+  const bool data_error = code == ZIP_ER_CRC || code == ZIP_ER_ZLIB || code == ZIP_ER_COMPRESSED_DATA ||
+                          code == ZIP_ER_MEMORY || code == ZIP_ER_COMPNOTSUPP || code == ZIP_ER_ENCRNOTSUPP;
+  if (!data_error) {
+    const auto damage = describe_zip_damage(bytes_);
+    if (damage && damage->rfind(where, 0) == 0) return bad_input("damaged zip archive: " + *damage);
+  }
+  return bad_input(where + ": " + describe(error));
+}
+
 Result<std::vector<uint8_t>> ZipReader::read(const ZipEntry& entry) const {
   const std::string where = "zip entry '" + entry.name + "'";
   zip_file_t* file = zip_fopen_index(handle_->archive, entry.index, 0);
-  if (file == nullptr) return bad_input(where + ": " + describe(zip_get_error(handle_->archive)));
+  if (file == nullptr) return entry_error(entry, zip_get_error(handle_->archive));
   std::vector<uint8_t> data(static_cast<size_t>(entry.size));
   uint64_t done = 0;
   while (done < entry.size) {
     const zip_int64_t n = zip_fread(file, data.data() + done, entry.size - done);
     if (n < 0) {
-      Error e = bad_input(where + ": " + describe(zip_file_get_error(file)));
+      Error e = entry_error(entry, zip_file_get_error(file));
       zip_fclose(file);
       return e;
     }

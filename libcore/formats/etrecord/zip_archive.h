@@ -1,6 +1,7 @@
 // ZIP archives in memory, through libzip: the ETRecord container and the
 // torch.save archives stored inside it (etrecord_spec.md §1, §6). Reading
-// checks every entry's declared size before anything is allocated.
+// checks every entry's declared size before anything is allocated; damage
+// libzip refuses is named by zip_damage.h.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,8 @@
 
 #include "libcore/support/bytes.h"
 #include "libcore/support/result.h"
+
+struct zip_error;
 
 namespace etkit::etrecord {
 
@@ -47,7 +50,9 @@ class ZipReader {
  private:
   struct Handle;
   explicit ZipReader(std::unique_ptr<Handle> handle);
+  Error entry_error(const ZipEntry& entry, struct zip_error* error) const;
   std::unique_ptr<Handle> handle_;
+  ByteSpan bytes_;
   std::vector<ZipEntry> entries_;
 };
 

@@ -23,6 +23,7 @@
 #include "libcore/formats/json/flatbuffer_json.h"
 #include "libcore/formats/program/program_reader.h"
 #include "libcore/formats/program/program_writer.h"
+#include "libcore/formats/ptd/flat_tensor.h"
 #include "libcore/formats/scalar_type.h"
 #include "libcore/support/base64.h"
 #include "libcore/support/float16.h"
@@ -42,6 +43,8 @@ extern const unsigned char k_etdump_bfbs[];
 extern const std::size_t k_etdump_bfbs_size;
 extern const unsigned char k_bundled_program_bfbs[];
 extern const std::size_t k_bundled_program_bfbs_size;
+extern const unsigned char k_flat_tensor_bfbs[];
+extern const std::size_t k_flat_tensor_bfbs_size;
 
 namespace etkit {
 namespace {
@@ -54,6 +57,7 @@ ByteSpan embedded_schema(FileKind kind) {
     case FileKind::kProgram: return {k_program_bfbs, k_program_bfbs_size};
     case FileKind::kEtDump: return {k_etdump_bfbs, k_etdump_bfbs_size};
     case FileKind::kBundledProgram: return {k_bundled_program_bfbs, k_bundled_program_bfbs_size};
+    case FileKind::kFlatTensor: return {k_flat_tensor_bfbs, k_flat_tensor_bfbs_size};
   }
   return {};
 }
@@ -62,9 +66,11 @@ const CompiledSchema& compiled_schema(FileKind kind) {
   static const CompiledSchema program(*reflection::GetSchema(k_program_bfbs));
   static const CompiledSchema etdump(*reflection::GetSchema(k_etdump_bfbs));
   static const CompiledSchema bundled(*reflection::GetSchema(k_bundled_program_bfbs));
+  static const CompiledSchema flat_tensor(*reflection::GetSchema(k_flat_tensor_bfbs));
   switch (kind) {
     case FileKind::kProgram: return program;
     case FileKind::kEtDump: return etdump;
+    case FileKind::kFlatTensor: return flat_tensor;
     default: return bundled;
   }
 }
@@ -162,10 +168,10 @@ void install_tensor_values_hook(JsonEmitter& emitter, const DecodeOptions& optio
                    });
 }
 
-Result<const ::etdump::ETDump*> verified_etdump(ByteSpan file, const DecodeOptions& options) {
-  ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, etdump::verify_etdump(file));
-  if (options.debug_buffer) ETKIT_TRY(check_debug_tensors(*root, *options.debug_buffer));
-  return root;
+Result<etdump::VerifiedEtDump> verified_etdump(ByteSpan file, const DecodeOptions& options) {
+  ETKIT_ASSIGN_OR_RETURN(etdump::VerifiedEtDump verified, etdump::verify_etdump(file));
+  if (options.debug_buffer) ETKIT_TRY(check_debug_tensors(*verified.root, *options.debug_buffer));
+  return verified;
 }
 
 Status finish(JsonWriter& w) {
@@ -246,6 +252,7 @@ Result<FileKind> kind_of_document(const rapidjson::Value& doc) {
   if (doc.HasMember("run_data")) return FileKind::kEtDump;
   if (doc.HasMember("method_test_suites") || doc.HasMember("program")) return FileKind::kBundledProgram;
   if (doc.HasMember("execution_plan")) return FileKind::kProgram;
+  if (doc.HasMember("flat_tensor_header")) return FileKind::kFlatTensor;
   return bad_input("cannot tell the file kind: expected a 'run_data', 'execution_plan' or 'program' key");
 }
 
@@ -417,6 +424,7 @@ std::string_view file_kind_name(FileKind kind) {
     case FileKind::kProgram: return "program";
     case FileKind::kEtDump: return "ETDump";
     case FileKind::kBundledProgram: return "bundled program";
+    case FileKind::kFlatTensor: return "FlatTensor (.ptd)";
   }
   return "?";
 }
@@ -426,8 +434,15 @@ Result<FileKind> detect_file_kind(ByteSpan file) {
   if (id4.rfind("ET", 0) == 0) return FileKind::kProgram;
   if (id4.rfind("BP", 0) == 0) return FileKind::kBundledProgram;
   if (identifier_at(file, 8) == etdump::kIdentifier) return FileKind::kEtDump;
+  // ExecuTorch's Python serializer writes ETDumps without a size prefix.
+  if (id4 == etdump::kIdentifier) return FileKind::kEtDump;
+  // FTxx, or the FH01 header in front of the FlatBuffer (an early layout the
+  // reader names).
+  if (id4.rfind("FT", 0) == 0 || identifier_at(file, 0) == "FH01") return FileKind::kFlatTensor;
   if (file.size() < 12) return bad_input("too short (" + std::to_string(file.size()) + " bytes) to be an ExecuTorch file");
-  return bad_input("unknown file identifier '" + id4 + "' (expected ET12 program, BP08 bundled program, or ED00 ETDump)");
+  return bad_input("unknown file identifier '" + id4 + "' at byte 4 (expected ET12 program, BP08 bundled program, FT01 "
+                   ".ptd data, or ED00 ETDump; a size-prefixed ETDump has ED00 at byte 8, where this file has '" +
+                   identifier_at(file, 8) + "')");
 }
 
 Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options, std::FILE* out) {
@@ -469,8 +484,32 @@ Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options
       w.newline();
       return finish(w);
     }
+    case FileKind::kFlatTensor: {
+      ETKIT_ASSIGN_OR_RETURN(ptd::FlatTensorFile data, ptd::read_flat_tensor(file, nullptr));
+      JsonWriter w(out, options.pretty);
+      JsonEmitter emitter(schema, w);
+      w.begin_object();
+      emitter.fields(*flatbuffers::GetRoot<flatbuffers::Table>(data.flatbuffer.data()), schema.root_table());
+      const auto& h = data.header;
+      w.key("flat_tensor_header");
+      w.begin_object();
+      w.key("length"); w.number(h.length);
+      w.key("flatbuffer_offset"); w.number(h.flatbuffer_offset);
+      w.key("flatbuffer_size"); w.number(h.flatbuffer_size);
+      w.key("segment_base_offset"); w.number(h.segment_base_offset);
+      w.key("segment_data_size"); w.number(h.segment_data_size);
+      w.end_object();
+      w.key("segment_data");
+      w.begin_array();
+      for (const ByteSpan segment : data.segments) w.string(base64_encode(segment));
+      w.end_array();
+      w.end_object();
+      w.newline();
+      return finish(w);
+    }
     case FileKind::kEtDump: {
-      ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, verified_etdump(file, options));
+      ETKIT_ASSIGN_OR_RETURN(const etdump::VerifiedEtDump verified, verified_etdump(file, options));
+      const ::etdump::ETDump* root = verified.root;
       JsonWriter w(out, options.pretty);
       JsonEmitter emitter(schema, w);
       install_tensor_values_hook(emitter, options);
@@ -483,7 +522,8 @@ Status decode_to_json(FileKind kind, ByteSpan file, const DecodeOptions& options
 }
 
 Status decode_etdump_jsonl(ByteSpan file, const DecodeOptions& options, std::FILE* out) {
-  ETKIT_ASSIGN_OR_RETURN(const ::etdump::ETDump* root, verified_etdump(file, options));
+  ETKIT_ASSIGN_OR_RETURN(const etdump::VerifiedEtDump verified, verified_etdump(file, options));
+  const ::etdump::ETDump* root = verified.root;
   const CompiledSchema& schema = compiled_schema(FileKind::kEtDump);
   const int event_table = schema.table_index("etdump.Event");
   JsonWriter w(out, /*pretty=*/false);
@@ -538,6 +578,8 @@ Result<std::vector<uint8_t>> encode_from_json(std::string_view json_text) {
       if (!embedded) return std::move(embedded).error().in("program");
       break;
     }
+    case FileKind::kFlatTensor:
+      return unsupported("--encode does not write .ptd (FlatTensor) files");
   }
   return bytes;
 }

@@ -19,12 +19,13 @@
 
 namespace etkit {
 
-enum class FileKind { kProgram, kEtDump, kBundledProgram };
+enum class FileKind { kProgram, kEtDump, kBundledProgram, kFlatTensor };
 
 std::string_view file_kind_name(FileKind kind);
 
 // By identifier: ET12 (or any ETxx) and BP08 (or BPxx) at bytes 4..7, ED00
-// at bytes 8..11 (after the size prefix).
+// at bytes 8..11 (after the size prefix) or at bytes 4..7 (no prefix), FT01
+// (.ptd) at bytes 4..7.
 Result<FileKind> detect_file_kind(ByteSpan file);
 
 struct DecodeOptions {

@@ -3,7 +3,7 @@
 // quantize / dequantize per tensor (scalar or 1-element tensor params), per
 // channel (one scale and zero point along an axis) and per token (one per
 // row of the last dim), choose_qparams (per tensor, per token) and the
-// byte embedding lookup embedding_byte.
+// quantized embedding lookups embedding_byte, embedding_4bit, embedding_2bit.
 //
 // Arithmetic follows ExecuTorch's scalar (non-NEON) paths exactly:
 //  * quantize: inv_scale = 1.0f / float(scale); q = float(zero_point) +
@@ -388,16 +388,22 @@ Status dequantize_per_token_out(KernelContext& ctx, std::span<EValue* const> arg
   return dequantize_into(ctx, *input, p, layout, q.qmin, q.qmax, q.dtype, output_dtype, *out);
 }
 
-// ---- embedding_byte --------------------------------------------------------
+// ---- embedding_byte, embedding_4bit, embedding_2bit ------------------------
 
-// embedding_byte.out (weight, weight_scales, weight_zero_points?, quant_min,
-// quant_max, indices, out, ret) and .dtype_out (... indices, dtype?, out,
-// ret): rows of an int8/uint8 [V, D] table dequantized as
+// embedding_{byte,4bit,2bit}.out (weight, weight_scales, weight_zero_points?,
+// quant_min, quant_max, indices, out, ret) and .dtype_out (... indices,
+// dtype?, out, ret): rows of a [V, D] table dequantized as
 // (float(w) - float(zp)) * float(scale), with one scale (and zero point)
 // per row, or per group of D / G columns for [V, G] scales. Scales and zero
-// points have out's dtype (FLOAT, HALF or BFLOAT16), indices are LONG.
-KernelFn embedding_byte(bool with_dtype) {
-  return [with_dtype](KernelContext& ctx, std::span<EValue* const> args) -> Status {
+// points have out's dtype (FLOAT, HALF or BFLOAT16).
+//  * byte: weight int8/uint8 [V, D]; indices LONG.
+//  * 4bit / 2bit: weight BYTE [V, D * bits / 8], 8 / bits values per byte
+//    (embeddingxb.cpp's weight_value): 4-bit column j is the high nibble of
+//    byte j / 2 when j is even, the low one when odd, minus 8; 2-bit column
+//    j is bits 2(j % 4) and up of byte j / 4, minus 2. Indices INT or LONG.
+// Indices are range-checked (ExecuTorch reads out of bounds).
+KernelFn embedding_quantized(int bits, bool with_dtype) {
+  return [bits, with_dtype](KernelContext& ctx, std::span<EValue* const> args) -> Status {
     ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[0], "weight"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * scales, tensor_arg(ctx, *args[1], "weight_scales"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * zero_points, optional_tensor_arg(ctx, *args[2], "weight_zero_points"));
@@ -415,10 +421,12 @@ KernelFn embedding_byte(bool with_dtype) {
     }
     if (dtype && *dtype != o) return ctx.fail("dtype " + dtype_name(*dtype) + " does not match out dtype " + dtype_name(o));
     if (weight->dim() != 2) return ctx.fail("weight must be 2-D, got " + weight->shape_string());
-    if (weight->dtype() != ScalarType::kByte && weight->dtype() != ScalarType::kChar) {
-      return ctx.fail("weight must be BYTE or CHAR, not " + dtype_name(weight->dtype()));
+    const bool packed = bits < 8;
+    if (weight->dtype() != ScalarType::kByte && (packed || weight->dtype() != ScalarType::kChar)) {
+      return ctx.fail(std::string("weight must be BYTE") + (packed ? "" : " or CHAR") + ", not " + dtype_name(weight->dtype()));
     }
-    const int64_t rows = weight->size(0), dim = weight->size(1);
+    const int64_t per_byte = 8 / bits;
+    const int64_t rows = weight->size(0), dim = weight->size(1) * per_byte;
     if ((scales->dim() != 1 && scales->dim() != 2) || scales->size(0) != rows) {
       return ctx.fail("weight_scales must be [" + std::to_string(rows) + "] or [" + std::to_string(rows) +
                       ", groups], got " + scales->shape_string());
@@ -435,12 +443,16 @@ KernelFn embedding_byte(bool with_dtype) {
       }
     }
     if (qmin > qmax) return ctx.fail("weight_quant_min " + std::to_string(qmin) + " is greater than weight_quant_max");
-    if (indices->dtype() != ScalarType::kLong) return ctx.fail("indices must be LONG, not " + dtype_name(indices->dtype()));
+    const ScalarType it = indices->dtype();
+    if (it != ScalarType::kLong && (!packed || it != ScalarType::kInt)) {
+      return ctx.fail(std::string("indices must be LONG") + (packed ? " or INT" : "") + ", not " + dtype_name(it));
+    }
     if (indices->dim() >= kMaxRank) return ctx.fail("indices of rank 16 make out exceed rank 16");
     const View idx = View::of(*indices);
+    const Reader<int64_t> read_index(*indices);
     Status bad;
     for_each_index(idx.sizes, [&](const int64_t* c) {
-      const int64_t i = indices->data_as<int64_t>()[offset_at(c, idx.strides)];
+      const int64_t i = read_index(offset_at(c, idx.strides));
       if (bad && (i < 0 || i >= rows)) {
         bad = ctx.fail("index " + std::to_string(i) + " is out of range for " + std::to_string(rows) + " rows");
       }
@@ -454,14 +466,22 @@ KernelFn embedding_byte(bool with_dtype) {
     const Reader<float> read_param_scale(*scales);
     const size_t last = idx.rank();
     const int64_t group_size = dim / groups;
+    const int64_t bias = packed ? int64_t(1) << (bits - 1) : 0;  // 8 for 4-bit, 2 for 2-bit
+    auto value = [&](int64_t row, int64_t j) -> int64_t {
+      if (!packed) return read_w(row * w.strides[0] + j * w.strides[1]);
+      const int64_t byte = read_w(row * w.strides[0] + (j / per_byte) * w.strides[1]);
+      // 4-bit: even columns in the high nibble; 2-bit: column j % 4 at bits 2(j % 4).
+      const int shift = bits == 4 ? (j % 2 == 0 ? 4 : 0) : int(2 * (j % 4));
+      return ((byte >> shift) & ((1 << bits) - 1)) - bias;
+    };
     for_each_index(idx.sizes, [&](const int64_t* c) {
-      const int64_t row = indices->data_as<int64_t>()[offset_at(c, idx.strides)];
+      const int64_t row = read_index(offset_at(c, idx.strides));
       const int64_t base = offset_at(c, dst.strides);
       for (int64_t j = 0; j < dim; ++j) {
         const int64_t k = row * groups + j / group_size;  // row-major position in the [V, G] parameters
         const float scale = read_param_scale(logical_offset(*scales, k));
         const float zp = zero_points ? Reader<float>(*zero_points)(logical_offset(*zero_points, k)) : 0.0f;
-        const float q = static_cast<float>(read_w(row * w.strides[0] + j * w.strides[1]));
+        const float q = static_cast<float>(value(row, j));
         store_as<float>(o, out->data(), base + j * dst.strides[last], (q - zp) * scale);
       }
     });
@@ -614,8 +634,12 @@ std::vector<KernelInfo> quantized_kernels() {
   table.push_back({ns + "quantize_per_token.out", quantize_per_token_out, 8, {6}});
   table.push_back({ns + "dequantize_per_token.out", dequantize_per_token_out, 9, {7}});
   table.push_back({ns + "choose_qparams.Tensor_out", choose_qparams_tensor_out, 8, {5, 6}});
-  table.push_back({ns + "embedding_byte.out", embedding_byte(false), 8, {6}});
-  table.push_back({ns + "embedding_byte.dtype_out", embedding_byte(true), 9, {7}});
+  table.push_back({ns + "embedding_byte.out", embedding_quantized(8, false), 8, {6}});
+  table.push_back({ns + "embedding_byte.dtype_out", embedding_quantized(8, true), 9, {7}});
+  table.push_back({ns + "embedding_4bit.out", embedding_quantized(4, false), 8, {6}});
+  table.push_back({ns + "embedding_4bit.dtype_out", embedding_quantized(4, true), 9, {7}});
+  table.push_back({ns + "embedding_2bit.out", embedding_quantized(2, false), 8, {6}});
+  table.push_back({ns + "embedding_2bit.dtype_out", embedding_quantized(2, true), 9, {7}});
   table.push_back({ns + "choose_qparams_per_token_asymmetric.out", choose_qparams_per_token_asymmetric_out, 5, {2, 3}});
   return table;
 }
