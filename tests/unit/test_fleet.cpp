@@ -68,7 +68,10 @@ TEST_CASE("fleet collect: input order whatever the number of workers", "[fleet]"
   std::vector<std::string> paths;
   for (int i = 0; i < 12; ++i) {
     std::vector<std::vector<demo::KernelTime>> executions(size_t(12 - i), {{"add.out", 1.0 + i}});
-    const auto path = dir / ("r" + std::to_string(i) + ".etdp");
+    std::string name = "r";  // piecewise: GCC 12's -Wrestrict false positive on "r" + to_string(i)
+    name += std::to_string(i);
+    name += ".etdp";
+    const auto path = dir / name;
     test::write_bytes(path, demo::profiled_etdump(executions));
     paths.push_back(path.string());
   }
