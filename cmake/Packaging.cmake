@@ -16,7 +16,8 @@ et-run runs .pte programs on the host and writes ETDumps;
 et-dump-decode converts programs, ETDumps and bundled programs to JSON and back;
 et-record-inspect reads ETRecords; et-inspect prints the Inspector's
 per-operator tables and reports; et-compare compares outputs, intermediates
-and timings; et-graph draws program graphs.
+and timings; et-graph draws program graphs; et-fleet tabulates, compares
+and gates many ETDumps at once (device labs, CI histories).
 Also the static C++ libraries behind them, with headers, CMake and
 pkg-config files.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
@@ -26,12 +27,12 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Runtime dependencies of the tools (libzip4, libstdc++6, ...) from
+# Runtime dependencies of the tools (libzip4, libsqlite3-0, libstdc++6, ...) from
 # dpkg-shlibdeps, which reads the local package database: works offline.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Building against the libraries needs the headers of their dependencies;
 # et-graph's SVG/PNG output runs Graphviz's dot.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libflatbuffers-dev, libzip-dev, pkg-config, cmake")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libflatbuffers-dev, libzip-dev, libsqlite3-dev, pkg-config, cmake")
 
 include(CPack)

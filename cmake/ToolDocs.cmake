@@ -4,7 +4,7 @@
 # Included from tools/CMakeLists.txt after the tool targets.
 include(GNUInstallDirs)
 
-set(ETKIT_TOOLS et-run et-dump-decode et-record-inspect et-inspect et-compare et-graph)
+set(ETKIT_TOOLS et-run et-dump-decode et-record-inspect et-inspect et-compare et-graph et-fleet)
 # The NAME line of each man page (the README's tool table).
 set(summary_et-run "run ExecuTorch programs and bundled programs on the host")
 set(summary_et-dump-decode "convert ExecuTorch programs, ETDumps and bundled programs to JSON and back")
@@ -12,6 +12,7 @@ set(summary_et-record-inspect "show what an ExecuTorch ETRecord holds")
 set(summary_et-inspect "per-operator profiling tables and reports from an ExecuTorch ETDump")
 set(summary_et-compare "compare the outputs, intermediates and timings of ExecuTorch runs")
 set(summary_et-graph "draw the dataflow graph of an ExecuTorch program")
+set(summary_et-fleet "tables, comparisons and regression gates over many ExecuTorch ETDumps")
 
 install(TARGETS ${ETKIT_TOOLS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 

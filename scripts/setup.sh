@@ -8,6 +8,7 @@ packages=(
   libcli11-dev flatbuffers-compiler libflatbuffers-dev rapidjson-dev
   nlohmann-json3-dev  # tests only: an independent reader of the JSON the tools print
   catch2 libzip-dev libbenchmark-dev
+  libsqlite3-dev sqlite3  # et-fleet's database output; the CLI runs the documented example queries in a test
   help2man  # man pages of the tools (skipped with a message when absent)
   zsh  # the syntax check of the generated zsh completions
   dpkg-dev  # dpkg-shlibdeps: the .deb's runtime dependencies (cpack -G DEB)

@@ -140,7 +140,7 @@ Status render_json(const Report& report, std::FILE* out, bool pretty) {
   JsonWriter w(out, pretty);
   w.begin_object();
   w.key("format");
-  w.string("etkit.compare/2");
+  w.string(report.format);
   w.key("command");
   w.string(report.command);
   w.key("columns");

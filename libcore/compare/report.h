@@ -18,6 +18,9 @@ namespace etkit::compare {
 using Cell = std::variant<std::monostate, std::string, int64_t, double>;
 
 struct Report {
+  // The JSON "format" key: et-compare's, unless another tool renders its own
+  // report with these writers (et-fleet: etkit.fleet/1).
+  std::string format = "etkit.compare/2";
   std::string command;               // "outputs", "intermediates", "tensors", "perf"
   std::vector<std::string> columns;  // snake_case names, also the JSON keys
   std::vector<std::vector<Cell>> rows;

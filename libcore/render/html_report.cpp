@@ -72,6 +72,8 @@ table { border-collapse: collapse; }
 table.kv td { padding: 2px 14px 2px 0; vertical-align: top; }
 table.kv td:first-child { color: var(--muted); }
 .notes { color: var(--muted); margin: 8px 0; padding-left: 18px; }
+span.muted { color: var(--muted); }
+svg.spark { vertical-align: middle; }
 .scroll { overflow: auto; max-height: 900px; border: 1px solid var(--line); border-radius: 6px; }
 table.data { font-size: 13px; width: 100%; }
 table.data th, table.data td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: left;
@@ -162,6 +164,10 @@ const char* kScript = R"js(
     timeline_shown: shown('timeline-chart'),
     graph_shown: shown('graph-chart')
   };
+  if (document.getElementById('wide-table')) {
+    checks.wide_rows = count('#wide-table tbody tr');
+    checks.sparklines = count('#wide-table svg.spark polyline');
+  }
   var text = Object.keys(checks).map(function (k) { return k + '=' + checks[k]; }).join(' ');
   if (!errors.length) {
     status.setAttribute('data-status', 'ok');
@@ -188,7 +194,8 @@ class Page {
     op_type_chart();
     timeline();
     graph();
-    table();
+    wide();
+    if (!data_.rows.empty() || !data_.wide) table();
     intermediates();
     out_ += "<footer id=\"report-status\" data-status=\"loading\">script did not run</footer>\n";
     out_ += "<script>" + std::string(kScript) + "</script>\n</body>\n</html>\n";
@@ -202,7 +209,8 @@ class Page {
     if (!data_.op_type_times.empty()) out_ += "<a href=\"#optypes\">Time by op type</a>";
     if (data_.timeline) out_ += "<a href=\"#timeline\">Timeline</a>";
     if (data_.graph) out_ += "<a href=\"#graph\">Graph</a>";
-    out_ += "<a href=\"#events\">Events</a>";
+    if (data_.wide) out_ += "<a href=\"#wide\">By " + html_escape(data_.wide->label) + "</a>";
+    if (!data_.rows.empty() || !data_.wide) out_ += "<a href=\"#events\">Events</a>";
     if (!data_.intermediates.empty()) out_ += "<a href=\"#intermediates\">Intermediate outputs</a>";
     out_ += "</nav>\n";
   }
@@ -512,6 +520,78 @@ class Page {
       out_ += "</tr>\n";
     }
     out_ += "</tbody></table></div>\n</section>\n";
+  }
+
+  // Cells: the p50, and its ratio to the baseline when there is one; the
+  // background goes from white (the baseline's time or faster) to red (twice
+  // the baseline's or more). The sparkline joins the row's p50s in column order.
+  void wide() {
+    if (!data_.wide) return;
+    const WideTable& w = *data_.wide;
+    const std::string u = " (" + html_escape(data_.unit) + ")";
+    out_ += "<section id=\"wide\"><h2>Op types by " + html_escape(w.label) + "</h2>\n";
+    out_ += "<p>p50 per " + html_escape(w.label) + u + ", the ratio to " + html_escape(w.values[w.baseline]) +
+            " and the share of that column's time; cells are coloured by the ratio (white: 1 or less, red: 2 or "
+            "more); the line follows the p50 across the columns in order.</p>\n";
+    out_ += "<div class=\"scroll\"><table id=\"wide-table\" class=\"data sortable\">\n<thead><tr><th>op type</th>"
+            "<th>trend</th>";
+    for (const auto& v : w.values) out_ += "<th class=\"num\">" + html_escape(v) + u + "</th>";
+    out_ += "</tr></thead>\n<tbody>\n";
+    for (const auto& row : w.rows) {
+      out_ += "<tr><td>" + html_escape(row.name) + "</td><td>" + sparkline(row.p50) + "</td>";
+      const std::optional<double> base = row.p50[w.baseline];
+      for (size_t c = 0; c < w.values.size(); ++c) {
+        const std::optional<double>& v = row.p50[c];
+        if (!v) {
+          out_ += "<td class=\"num\" data-v=\"\"></td>";
+          continue;
+        }
+        std::string text = fmt(*v), title = html_escape(w.values[c]) + ": p50 " + fmt(*v) + " " + html_escape(data_.unit);
+        std::string style;
+        if (base && *base > 0) {
+          const double ratio = *v / *base;
+          if (c != w.baseline) text += " <span class=\"muted\">x" + fmt(ratio) + "</span>";
+          title += ", x" + fmt(ratio) + " of " + html_escape(w.values[w.baseline]);
+          style = " style=\"background:" + heat_color(std::clamp(ratio - 1.0, 0.0, 1.0)) + "\"";
+        }
+        if (row.share[c]) title += ", " + fmt(*row.share[c]) + "% of the column";
+        out_ += "<td class=\"num\" data-v=\"" + exact(*v) + "\" title=\"" + title + "\"" + style + ">" + text + "</td>";
+      }
+      out_ += "</tr>\n";
+    }
+    out_ += "</tbody></table></div>\n</section>\n";
+  }
+
+  static std::string sparkline(const std::vector<std::optional<double>>& values) {
+    const double width = 120, height = 24, pad = 2;
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& v : values) {
+      if (!v) continue;
+      lo = any ? std::min(lo, *v) : *v;
+      hi = any ? std::max(hi, *v) : *v;
+      any = true;
+    }
+    // At least 10% of the largest value top to bottom, so run-to-run noise
+    // of a fraction of a percent draws as a flat line rather than a zigzag.
+    if (any && hi - lo < 0.1 * hi) {
+      const double mid = (hi + lo) / 2;
+      lo = mid - 0.05 * hi;
+      hi = mid + 0.05 * hi;
+    }
+    std::string points;
+    const double step = values.size() > 1 ? (width - 2 * pad) / double(values.size() - 1) : 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!values[i]) continue;
+      const double y = hi > lo ? pad + (height - 2 * pad) * (hi - *values[i]) / (hi - lo) : height / 2;
+      points += (points.empty() ? "" : " ") + px(pad + step * double(i)) + "," + px(y);
+    }
+    std::string svg = "<svg class=\"spark\" width=\"" + px(width) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " +
+                      px(width) + " " + px(height) + "\">";
+    if (!points.empty()) {
+      svg += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"#b35c00\" stroke-width=\"1.5\"/>";
+    }
+    return svg + "</svg>";
   }
 
   void intermediates() {

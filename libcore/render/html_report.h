@@ -3,7 +3,8 @@
 // Sections: run summary, time by op type (bar chart), a timeline of one
 // execution, the program graph (nodes coloured by time share, each linking
 // to its table row), the sortable per-event table and, with a debug buffer,
-// intermediate output summaries. The input is a plain struct so the page
+// intermediate output summaries; or, for many runs, the wide table of op
+// types by label value (heat-coloured by ratio, one sparkline per row). The input is a plain struct so the page
 // can be produced and tested without the Inspector; adapters fill it.
 #pragma once
 
@@ -73,6 +74,19 @@ struct ReportIntermediate {
   std::vector<std::string> values;  // one summary line per logged value
 };
 
+// Many runs side by side (et-fleet compare): rows by the values of a label.
+struct WideTable {
+  std::string label;                // e.g. "device" or "build"
+  std::vector<std::string> values;  // the columns, in order (a sparkline follows it)
+  size_t baseline = 0;              // the column ratios are to
+  struct Row {
+    std::string name;                        // op type
+    std::vector<std::optional<double>> p50;  // per value, in ReportData::unit
+    std::vector<std::optional<double>> share;  // per value, in percent
+  };
+  std::vector<Row> rows;
+};
+
 struct ReportData {
   std::string title = "etkit report";
   std::vector<std::pair<std::string, std::string>> summary;  // label, value
@@ -85,6 +99,8 @@ struct ReportData {
   std::map<InstructionRef, NodeAnnotation> nodes;
   std::vector<ReportIntermediate> intermediates;
   std::vector<std::string> notes;  // shown under the summary (e.g. what is missing)
+  // With a wide table and no rows, the page is the wide table alone.
+  std::optional<WideTable> wide;
 };
 
 std::string render_html_report(const ReportData& data);

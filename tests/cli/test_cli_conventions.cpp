@@ -215,7 +215,7 @@ TEST_CASE("parse errors are one short line", "[cli][conventions]") {
   auto rtol = test::run_tool("et-compare", "tensors --rtol=-1 " + q(f.x_npy) + " " + q(f.x_npy));
   CHECK(rtol.exit_code == 2);
   CHECK(rtol.err == "et-compare: error: --rtol: '-1' is not a non-negative number\n");
-  for (const char* tool : {"et-run", "et-inspect", "et-compare", "et-dump-decode", "et-record-inspect", "et-graph"}) {
+  for (const char* tool : {"et-run", "et-inspect", "et-compare", "et-dump-decode", "et-record-inspect", "et-graph", "et-fleet"}) {
     INFO(tool);
     const auto r = test::run_tool(tool, "--no-such-flag");
     CHECK(r.exit_code == 2);

@@ -9,7 +9,7 @@ using namespace etkit;
 
 namespace {
 
-const char* const kTools[] = {"et-run", "et-dump-decode", "et-record-inspect", "et-inspect", "et-compare", "et-graph"};
+const char* const kTools[] = {"et-run", "et-dump-decode", "et-record-inspect", "et-inspect", "et-compare", "et-graph", "et-fleet"};
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);

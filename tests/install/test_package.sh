@@ -24,12 +24,13 @@ need_field 'Section: devel$'
 need_field 'Maintainer: .+<.+>$'
 need_field 'Description: .+'
 need_field 'Depends: .*libzip4'
+need_field 'Depends: .*libsqlite3-0'  # et-fleet's database output
 need_field 'Depends: .*libstdc\+\+6'
 
 need_file() {  # need_file <path in the package>
   grep -qx "./$1" "$tmp/contents" || { echo "package: no $1" >&2; failed=1; }
 }
-for tool in et-run et-dump-decode et-record-inspect et-inspect et-compare et-graph; do
+for tool in et-run et-dump-decode et-record-inspect et-inspect et-compare et-graph et-fleet; do
   need_file "usr/bin/$tool"
   need_file "usr/share/bash-completion/completions/$tool"
   need_file "usr/share/zsh/vendor-completions/_$tool"
