@@ -1,5 +1,7 @@
 #include "runner/executor.h"
 
+#include "runner/kernels/kernel_util.h"
+
 namespace etkit::rt {
 namespace {
 
@@ -12,10 +14,10 @@ std::string at_instruction(const LoadedMethod& m, size_t chain, size_t pc) {
 Result<bool> condition(const EValue& v) {
   if (v.tag == Tag::kBool) return v.b;
   if (v.tag == Tag::kTensor && v.tensor->dtype() == ScalarType::kBool) {
-    const bool* p = v.tensor->data_as<bool>();
+    const void* p = v.tensor->data();
     if (p == nullptr && v.tensor->numel() > 0) return Error{ErrorKind::kRuntime, {}, {}, "condition tensor has no data"};
     for (int64_t i = 0; i < v.tensor->numel(); ++i) {
-      if (!p[i]) return false;
+      if (!kernels::load_bool(p, i)) return false;
     }
     return true;
   }

@@ -77,6 +77,11 @@ Status LoadedMethod::set_input_tensor(size_t i, ScalarType dtype, std::span<cons
                       where);
   }
   if (!bytes.empty()) std::memcpy(t.data(), bytes.data(), bytes.size());
+  // A raw BOOL input may hold any byte: kernels see true as 1 (NumPy's reading).
+  if (dtype == ScalarType::kBool) {
+    auto* b = static_cast<uint8_t*>(t.data());
+    for (size_t k = 0; k < bytes.size(); ++k) b[k] = b[k] != 0;
+  }
   return {};
 }
 

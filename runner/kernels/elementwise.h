@@ -16,6 +16,8 @@ inline CT load_as(ScalarType dtype, const void* p, int64_t i) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
       out = static_cast<CT>(load_as_double<T>(p, i));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      out = static_cast<CT>(load_bool(p, i));
     } else {
       out = static_cast<CT>(static_cast<const T*>(p)[i]);
     }
@@ -52,7 +54,8 @@ template <typename Op>
 Status binary_loop(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out, ScalarType compute, Op op) {
   bool handled = dispatch_compute_type(compute, [&](auto tag) {
     using CT = decltype(tag);
-    const bool direct = a.dtype() == compute && b.dtype() == compute && out.dtype() == compute;
+    // BOOL goes through load_as: its bytes are read as bytes (load_bool).
+    const bool direct = !std::is_same_v<CT, bool> && a.dtype() == compute && b.dtype() == compute && out.dtype() == compute;
     if (direct) {
       const CT* pa = a.data_as<CT>();
       const CT* pb = b.data_as<CT>();

@@ -153,12 +153,18 @@ bool dispatch_all_types(ScalarType type, F&& fn) {
   }
 }
 
+// A BOOL element read as its byte, any non-zero byte true: loading a bool
+// whose byte is not 0 or 1 (memory another dtype wrote, a hostile constant)
+// is undefined behaviour in C++.
+inline bool load_bool(const void* data, int64_t i) { return static_cast<const uint8_t*>(data)[i] != 0; }
+
 // Reads element `i` of a buffer of T as double / writes a double as T
 // (float->integer conversion truncates, like static_cast).
 template <typename T>
 inline double load_as_double(const void* data, int64_t i) {
   if constexpr (std::is_same_v<T, Half>) return half_to_float(static_cast<const uint16_t*>(data)[i]);
   else if constexpr (std::is_same_v<T, BFloat16>) return bfloat16_to_float(static_cast<const uint16_t*>(data)[i]);
+  else if constexpr (std::is_same_v<T, bool>) return load_bool(data, i) ? 1.0 : 0.0;
   else return double(static_cast<const T*>(data)[i]);
 }
 template <typename T>

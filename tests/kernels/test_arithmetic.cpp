@@ -140,3 +140,18 @@ TEST_CASE("integer add, sub, mul and div wrap in two's complement as ATen does",
   REQUIRE(h.call("aten::mul.out", {s, s, s_out, s_out}).ok());
   CHECK(h.data<int16_t>(s_out) == std::vector<int16_t>{1});
 }
+
+TEST_CASE("BOOL elements are read as bytes: any non-zero byte is true", "[kernels][hostile]") {
+  // Bytes 2 and 128 in BOOL tensors (memory another dtype wrote, or a hostile
+  // constant): ATen reads them as true; loading them as C++ bool is undefined.
+  KernelHarness h;
+  auto a = h.tensor<uint8_t>(ScalarType::kBool, {3}, {2, 128, 0});
+  auto b = h.tensor<uint8_t>(ScalarType::kBool, {3}, {1, 1, 1});
+  auto eq = h.out(ScalarType::kBool, {3});
+  REQUIRE(h.call("aten::eq.Tensor_out", {a, b, eq, eq}).ok());
+  CHECK(h.data<uint8_t>(eq) == std::vector<uint8_t>{1, 1, 0});
+  auto sum = h.out(ScalarType::kInt, {3});
+  auto bi = h.tensor<int32_t>(ScalarType::kInt, {3}, {0, 0, 0});
+  REQUIRE(h.call("aten::add.out", {a, bi, h.integer(1), sum, sum}).ok());
+  CHECK(h.data<int32_t>(sum) == std::vector<int32_t>{1, 1, 0});
+}

@@ -33,7 +33,9 @@ constexpr ScalarType native_dtype() {
 template <typename CT>
 class Reader {
  public:
-  explicit Reader(const Tensor& t) : data_(t.data()), dtype_(t.dtype()), direct_(t.dtype() == native_dtype<CT>()) {}
+  // BOOL is never read directly: its bytes go through load_bool.
+  explicit Reader(const Tensor& t)
+      : data_(t.data()), dtype_(t.dtype()), direct_(!std::is_same_v<CT, bool> && t.dtype() == native_dtype<CT>()) {}
   CT operator()(int64_t offset) const {
     return direct_ ? static_cast<const CT*>(data_)[offset] : load_as<CT>(dtype_, data_, offset);
   }

@@ -33,7 +33,7 @@ Status local_scalar_dense(KernelContext& ctx, std::span<EValue* const> args) {
   if (self->data() == nullptr) return ctx.fail("self has no data");
   const ScalarType dtype = self->dtype();
   EValue& out = *args[1];
-  if (dtype == ScalarType::kBool) return set_bool(ctx, out, self->data_as<bool>()[0]);
+  if (dtype == ScalarType::kBool) return set_bool(ctx, out, load_bool(self->data(), 0));
   Status status;
   const bool handled = dispatch_all_types(dtype, [&](auto tag) {
     using T = decltype(tag);
