@@ -10,6 +10,7 @@
 #include "libcore/formats/npy/npy.h"
 #include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_writer.h"
+#include "tests/support/small_programs.h"
 #include "tests/support/test_support.h"
 
 using namespace etkit;
@@ -40,15 +41,7 @@ std::vector<uint8_t> perf_dump(uint64_t scale) {
 // z = x * [2, 3] + x on FLOAT[2].
 std::vector<uint8_t> small_program() {
   pte::ProgramBuilder b;
-  auto& m = b.add_method("forward");
-  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
-  const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2.0f, 3.0f});
-  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
-  const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
-  m.kernel_call("aten::mul", "out", {x, c, y, y});
-  m.kernel_call("aten::add", "out", {y, x, m.add_int(1), z, z});
-  m.set_inputs({x});
-  m.set_outputs({z});
+  test::add_mul_add_forward(b);
   return *pte::write_program(b.build());
 }
 

@@ -36,15 +36,7 @@ const Files& files() {
     Files out;
     out.dir = test::scratch_dir();
     pte::ProgramBuilder b;
-    auto& m = b.add_method("forward");
-    const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
-    const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2.0f, 3.0f});
-    const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
-    const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
-    m.kernel_call("aten::mul", "out", {x, c, y, y});
-    m.kernel_call("aten::add", "out", {y, x, m.add_int(1), z, z});
-    m.set_inputs({x});
-    m.set_outputs({z});
+    test::add_mul_add_forward(b);
     static const std::vector<uint8_t> program = *pte::write_program(b.build());
     out.pte = out.dir / "model.pte";
     test::write_bytes(out.pte, program);

@@ -17,15 +17,7 @@ namespace {
 // z = x * [2, 3] + x on FLOAT[2]; a second method with a size mismatch.
 std::vector<uint8_t> program_bytes() {
   pte::ProgramBuilder b;
-  auto& m = b.add_method("forward");
-  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
-  const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2.0f, 3.0f});
-  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
-  const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
-  m.kernel_call("aten::mul", "out", {x, c, y, y});
-  m.kernel_call("aten::add", "out", {y, x, m.add_int(1), z, z});
-  m.set_inputs({x});
-  m.set_outputs({z});
+  test::add_mul_add_forward(b);
   auto& bad = b.add_method("broken");
   const int32_t a = bad.add_planned_tensor(ScalarType::kFloat, {2});
   const int32_t d = bad.add_planned_tensor(ScalarType::kFloat, {3});
