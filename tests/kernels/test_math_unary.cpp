@@ -233,3 +233,20 @@ TEST_CASE("unary ops resize a dynamic out and accept empty tensors", "[math][una
   CHECK(failure(h, "aten::exp.out", {x, fixed, fixed}) == "aten::exp.out: out: cannot resize a static tensor");
   CHECK(failure(h, "aten::exp.out", {h.integer(1), fixed, fixed}) == "aten::exp.out: self must be a tensor, not Int");
 }
+
+TEST_CASE("relu passes NaN and negative zero through as the portable kernel does", "[math][unary]") {
+  // op_relu.cpp: (isnan(x) || x >= 0) ? x : 0. So relu(NaN) is NaN, relu(-0.0)
+  // is -0.0 (bit for bit), relu(-1) is +0.
+  KernelHarness h;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto x = h.tensor<float>(ScalarType::kFloat, {4}, {nan, -0.0f, -1.0f, 2.5f});
+  auto out = h.out(ScalarType::kFloat, {4});
+  REQUIRE(h.call("aten::relu.out", {x, out, out}).ok());
+  const auto y = h.data<float>(out);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == 0.0f);
+  CHECK(std::signbit(y[1]));
+  CHECK(y[2] == 0.0f);
+  CHECK_FALSE(std::signbit(y[2]));
+  CHECK(y[3] == 2.5f);
+}

@@ -193,7 +193,8 @@ void add_unary_kernels(std::vector<KernelInfo>& table) {
   table.push_back(floating_unary("atanh", [](auto x) { return std::atanh(x); }));
   table.push_back(floating_unary("erf", [](auto x) { return std::erf(x); }));
 
-  table.push_back(same_type_unary("relu", false, [](auto x) { return x > decltype(x)(0) ? x : decltype(x)(0); }));
+  // As the portable kernel: NaN and -0.0 pass through (x >= 0 keeps -0.0).
+  table.push_back(same_type_unary("relu", false, [](auto x) { return (x != x || x >= decltype(x)(0)) ? x : decltype(x)(0); }));
   table.push_back(same_type_unary("neg", false, [](auto x) { return negate(x); }));
   table.push_back(same_type_unary("abs", false, [](auto x) {
     if constexpr (std::is_unsigned_v<decltype(x)>) return x;
