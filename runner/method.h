@@ -60,7 +60,9 @@ struct CompiledInstruction {
   std::string event_name;  // "native_call_add.out" (empty for prim ops)
   std::string op_name;     // "aten::add.out", for messages
   std::vector<EValue*> args;
-  std::vector<EValue*> logged_outputs;  // intermediate outputs to log
+  // Logged as intermediate outputs: a kernel's out arguments (which must
+  // never be constants), every argument of a delegate call.
+  std::vector<EValue*> logged_outputs;
   size_t delegate = 0;
   int32_t a = 0, b = 0;  // move from/to, jump cond/destination, free value
 };

@@ -101,18 +101,6 @@ Status Tensor::check_resize(std::span<const int32_t> sizes) const {
   return resize_impl(sizes, dim(), dynamism_, sizes_, capacity_);
 }
 
-void Tensor::alias(const Tensor& other) {
-  dtype_ = other.dtype_;
-  sizes_ = other.sizes_;
-  dim_order_ = other.dim_order_;
-  strides_ = other.strides_;
-  numel_ = other.numel_;
-  element_size_ = other.element_size_;
-  data_ = other.data_;
-  // A view of a constant is as read-only as the constant.
-  read_only_ = other.read_only_;
-}
-
 std::string Tensor::shape_string() const {
   std::string s = "[";
   for (size_t i = 0; i < sizes_.size(); ++i) {

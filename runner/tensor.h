@@ -48,7 +48,6 @@ class Tensor {
   T* data_as() { return static_cast<T*>(data_); }
   template <typename T>
   const T* data_as() const { return static_cast<const T*>(data_); }
-  void set_data(void* data) { data_ = data; }
 
   // Memory the method must never write: a constant of the program or of
   // external data, mapped read-only from the file.
@@ -65,8 +64,12 @@ class Tensor {
   Status resize(std::span<const int32_t> sizes);
   // Whether resize(sizes) would succeed, changing nothing.
   Status check_resize(std::span<const int32_t> sizes) const;
-  // Re-points this tensor at `other`'s shape and data (et_view).
-  void alias(const Tensor& other);
+  // Makes this tensor a view of `other`'s memory (et_view): a view of a
+  // constant is as read-only as the constant.
+  void view_memory_of(const Tensor& other) {
+    data_ = other.data_;
+    read_only_ = other.read_only_;
+  }
 
   std::string shape_string() const;  // "[2, 3]"
 

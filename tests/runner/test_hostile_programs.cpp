@@ -151,6 +151,26 @@ TEST_CASE("constants are never written: kernel outputs, inputs and moved values"
     CHECK(data[0] == 1.0f);
     CHECK(data[1] == 2.0f);
   }
+  SECTION("a view of a constant is as read-only as the constant") {
+    // 0: v = et_view(c, [2])   1: v = x + x (writes through the view into c)
+    pte::ProgramBuilder b;
+    auto& m = b.add_method("forward");
+    const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+    const int32_t c = m.add_constant_tensor({2}, std::vector<float>{1, 2});
+    const int32_t v = m.add_unplanned_tensor(ScalarType::kFloat, {2});
+    m.kernel_call("executorch_prim::et_view", "default", {c, m.add_int_list({2}), v});
+    m.kernel_call("aten::add", "out", {x, x, m.add_int(1), v, v});
+    m.set_inputs({x});
+    auto p = build_program(b);
+    auto method = load_ok(p->program);
+    auto s = execute(*method);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().field == "method 'forward'.chains[0].instructions[1]");
+    CHECK(s.error().message == "aten::add.out would write into a constant of the program");
+    const auto* data = static_cast<const float*>(method->values()[size_t(c)].tensor->data());
+    CHECK(data[0] == 1.0f);
+    CHECK(data[1] == 2.0f);
+  }
   SECTION("an XNNPACK delegate output that is a constant stops the run") {
     test::XnnGraphBuilder g;
     const uint32_t in = g.input({2});

@@ -53,7 +53,7 @@ Status et_view(KernelContext& ctx, std::span<EValue* const> args) {
     return ctx.fail("size " + shape_of(size) + " is invalid for self of " + std::to_string(self->numel()) + " elements");
   }
   ETKIT_TRY(resize_out(ctx, *out, shape));
-  out->set_data(self->data());
+  out->view_memory_of(*self);
   return {};
 }
 
