@@ -1,5 +1,7 @@
 #include "runner/tensor.h"
 
+#include <algorithm>
+
 namespace etkit::rt {
 
 void strides_from_dim_order(std::span<const int32_t> sizes, std::span<const uint8_t> dim_order,
@@ -83,7 +85,11 @@ static Status resize_impl(std::span<const Int> sizes, size_t rank, pte::ShapeDyn
   return {};
 }
 
+// Resizing to the current sizes always succeeds (they were checked when set)
+// and changes nothing: kernels resize out on every call, mostly to the same
+// sizes, so that case returns before the checks and the stride update.
 Status Tensor::resize(std::span<const int64_t> sizes) {
+  if (std::equal(sizes.begin(), sizes.end(), sizes_.begin(), sizes_.end())) return {};
   ETKIT_TRY(resize_impl(sizes, dim(), dynamism_, sizes_, capacity_));
   for (size_t i = 0; i < sizes.size(); ++i) sizes_[i] = static_cast<int32_t>(sizes[i]);
   update_strides();
@@ -91,6 +97,7 @@ Status Tensor::resize(std::span<const int64_t> sizes) {
 }
 
 Status Tensor::resize(std::span<const int32_t> sizes) {
+  if (std::equal(sizes.begin(), sizes.end(), sizes_.begin(), sizes_.end())) return {};
   ETKIT_TRY(resize_impl(sizes, dim(), dynamism_, sizes_, capacity_));
   for (size_t i = 0; i < sizes.size(); ++i) sizes_[i] = sizes[i];
   update_strides();

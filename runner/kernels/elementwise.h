@@ -2,12 +2,99 @@
 // a computation type, shared by the arithmetic, comparison and activation
 // kernels. Values are converted to the computation type per element, so
 // mixed dtypes (int32 tensor + float tensor -> float out) work; the common
-// case (all one dtype, contiguous, same shape) runs a plain typed loop.
+// case (all one dtype, operands laid out like out, or a scalar, or a row
+// repeated along out's leading dims) runs a plain loop over consecutive
+// elements that the compiler vectorizes (dense_map, dense_zip).
 #pragma once
+
+#include <algorithm>
 
 #include "runner/kernels/kernel_util.h"
 
 namespace etkit::rt::kernels {
+
+// ---- Dense loops -------------------------------------------------------------
+
+// Same sizes and same dim order: element i of one is element i of the
+// other in memory, whatever the dim order.
+inline bool same_layout(const Tensor& a, const Tensor& b) {
+  const auto sa = a.sizes(), sb = b.sizes();
+  const auto da = a.dim_order(), db = b.dim_order();
+  return std::equal(sa.begin(), sa.end(), sb.begin(), sb.end()) && std::equal(da.begin(), da.end(), db.begin(), db.end());
+}
+
+// How the operands of a binary op map onto out's memory when they can be
+// walked as consecutive elements: a and b like out (kSame), one of them a
+// single element (kScalarA/B), or one of them a contiguous row repeated
+// along out's leading dims of a contiguous out ([N, C] + [C]: kRowA/B).
+enum class DenseBinary { kNone, kSame, kScalarA, kScalarB, kRowA, kRowB };
+
+struct DenseLayout {
+  DenseBinary kind = DenseBinary::kNone;
+  int64_t row = 0;  // elements of the repeated row (kRowA/B)
+};
+
+// The layout of out = op(a, b) when out already has the broadcast shape of
+// a and b (then no resize is needed), else kNone. A single-element or row
+// operand must not overlap out: the general loop would see out's new values
+// through it.
+DenseLayout dense_binary_layout(const Tensor& a, const Tensor& b, const Tensor& out);
+
+// out[i] = op(in[i]) over n consecutive elements. No __restrict: out may be
+// in (in place); the compiler checks overlap at run time before its
+// vector loop, so overlapping buffers see the scalar loop's order.
+template <typename T, typename U, typename Op>
+inline void dense_map(const T* in, U* out, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
+}
+
+template <typename T, typename Op>
+void dense_zip(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
+  switch (layout.kind) {
+    case DenseBinary::kSame:
+      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+      return;
+    case DenseBinary::kScalarB: {
+      const T y = b[0];
+      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], y);
+      return;
+    }
+    case DenseBinary::kScalarA: {
+      const T x = a[0];
+      for (int64_t i = 0; i < n; ++i) out[i] = op(x, b[i]);
+      return;
+    }
+    case DenseBinary::kRowB: {
+      const int64_t m = layout.row;
+      for (int64_t r = 0; r < n; r += m) {
+        for (int64_t j = 0; j < m; ++j) out[r + j] = op(a[r + j], b[j]);
+      }
+      return;
+    }
+    case DenseBinary::kRowA: {
+      const int64_t m = layout.row;
+      for (int64_t r = 0; r < n; r += m) {
+        for (int64_t j = 0; j < m; ++j) out[r + j] = op(a[j], b[r + j]);
+      }
+      return;
+    }
+    case DenseBinary::kNone: return;
+  }
+}
+
+// The ScalarType of a C++ computation type (float, double, the integers,
+// bool).
+template <typename T>
+constexpr ScalarType native_dtype() {
+  if constexpr (std::is_same_v<T, float>) return ScalarType::kFloat;
+  else if constexpr (std::is_same_v<T, double>) return ScalarType::kDouble;
+  else if constexpr (std::is_same_v<T, bool>) return ScalarType::kBool;
+  else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::kByte;
+  else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::kChar;
+  else if constexpr (std::is_same_v<T, int16_t>) return ScalarType::kShort;
+  else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::kInt;
+  else return ScalarType::kLong;
+}
 
 template <typename CT>
 inline CT load_as(ScalarType dtype, const void* p, int64_t i) {
@@ -60,6 +147,11 @@ Status binary_loop(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor&
       const CT* pa = a.data_as<CT>();
       const CT* pb = b.data_as<CT>();
       CT* po = out.data_as<CT>();
+      const DenseLayout layout = dense_binary_layout(a, b, out);
+      if (layout.kind != DenseBinary::kNone) {
+        dense_zip(layout, pa, pb, po, out.numel(), [&](CT x, CT y) { return static_cast<CT>(op(x, y)); });
+        return;
+      }
       for_each_broadcast(out, a, b, [&](int64_t o, int64_t ia, int64_t ib) { po[o] = static_cast<CT>(op(pa[ia], pb[ib])); });
     } else {
       const ScalarType ta = a.dtype(), tb = b.dtype(), to = out.dtype();

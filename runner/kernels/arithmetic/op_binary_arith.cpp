@@ -28,69 +28,108 @@ Result<Rounding> rounding_arg(KernelContext& ctx, const EValue& v) {
   return ctx.fail("rounding_mode must be None, 'trunc' or 'floor'");
 }
 
+// One element of `op` in the computation type CT; a template on the
+// operator so that each loop is a plain one (no switch per element).
+template <Arith OP>
+struct ArithOp {
+  double alpha_value;
+  int64_t alpha_int;  // integer alpha as the integer it is (a double of 2^63 would not convert)
+  Rounding rounding;
+  bool* divided_by_zero;
+
+  template <typename CT>
+  CT operator()(CT x, CT y) const {
+    if constexpr (std::is_integral_v<CT> && !std::is_same_v<CT, bool> && OP != Arith::kDiv) {
+      const CT al = static_cast<CT>(alpha_int);
+      if constexpr (OP == Arith::kAdd) return wrapping_add(x, wrapping_mul(al, y));
+      else if constexpr (OP == Arith::kSub) return wrapping_sub(x, wrapping_mul(al, y));
+      else return wrapping_mul(x, y);
+    } else if constexpr (OP == Arith::kAdd) {
+      const CT al = static_cast<CT>(alpha_value);
+      if constexpr (std::is_same_v<CT, bool>) return static_cast<CT>(x || (al && y));
+      else return static_cast<CT>(x + al * y);
+    } else if constexpr (OP == Arith::kSub) {
+      const CT al = static_cast<CT>(alpha_value);
+      if constexpr (std::is_same_v<CT, bool>) return x;
+      else return static_cast<CT>(x - al * y);
+    } else if constexpr (OP == Arith::kMul) {
+      if constexpr (std::is_same_v<CT, bool>) return static_cast<CT>(x && y);
+      else return static_cast<CT>(x * y);
+    } else if constexpr (std::is_floating_point_v<CT>) {
+      const CT q = x / y;
+      if (rounding == Rounding::kTrunc) return std::trunc(q);
+      if (rounding == Rounding::kFloor) return std::floor(q);
+      return q;
+    } else if constexpr (std::is_same_v<CT, bool>) {
+      return x;
+    } else {
+      if (y == 0) {
+        *divided_by_zero = true;
+        return CT{0};
+      }
+      // INT_MIN / -1 traps: negate, wrapping as ATen does.
+      if constexpr (std::is_signed_v<CT>) {
+        if (y == -1) return wrapping_sub(CT{0}, x);
+      }
+      CT q = static_cast<CT>(x / y);
+      if (rounding == Rounding::kFloor && (x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<CT>(q - 1);
+      return q;
+    }
+  }
+};
+
+// All operands and out of one dtype CT, out already of the broadcast shape
+// and each operand laid out densely against it: one vectorizable loop, no
+// resize and no per-element conversion. Integer division (its zero check)
+// stays on the general path.
+template <Arith OP>
+bool try_dense(const Tensor& a, const Tensor& b, Tensor& out, ScalarType compute, const ArithOp<OP>& fn) {
+  const ScalarType t = out.dtype();
+  if (a.dtype() != t || b.dtype() != t || compute != t) return false;
+  bool done = false;
+  dispatch_real_and_bool(t, [&](auto tag) {
+    using CT = decltype(tag);
+    if constexpr (!std::is_same_v<CT, bool>) {
+      if constexpr (OP == Arith::kDiv && !std::is_floating_point_v<CT>) return;
+      const DenseLayout layout = dense_binary_layout(a, b, out);
+      if (layout.kind == DenseBinary::kNone) return;
+      dense_zip(layout, a.data_as<CT>(), b.data_as<CT>(), out.data_as<CT>(), out.numel(), fn);
+      done = true;
+    }
+  });
+  return done;
+}
+
 // Runs the arithmetic with `b` as tensor; `alpha` scales b for add/sub.
-Status run(KernelContext& ctx, Arith op, const Tensor& a, const Tensor& b, ScalarType common, const EValue* alpha,
-           Rounding rounding, Tensor& out) {
+template <Arith OP>
+Status run_op(KernelContext& ctx, const Tensor& a, const Tensor& b, ScalarType common, const EValue* alpha,
+              Rounding rounding, Tensor& out) {
   ScalarType compute = common;
   // True division of integers produces float (PyTorch's default dtype).
-  if (op == Arith::kDiv && rounding == Rounding::kNone && !is_floating(compute)) compute = ScalarType::kFloat;
-  if ((op == Arith::kSub) && compute == ScalarType::kBool) return ctx.fail("subtraction of bool tensors is not supported");
+  if (OP == Arith::kDiv && rounding == Rounding::kNone && !is_floating(compute)) compute = ScalarType::kFloat;
+  if (OP == Arith::kSub && compute == ScalarType::kBool) return ctx.fail("subtraction of bool tensors is not supported");
   if (alpha != nullptr && !is_floating(compute) && alpha->tag == Tag::kDouble) {
     return ctx.fail("alpha must be an integer for integral inputs");
   }
-  ETKIT_TRY(prepare_binary(ctx, a, b, out, compute));
-  const double alpha_value = alpha ? alpha->scalar_as_double() : 1.0;
-  // Integer alpha as the integer it is (a double of 2^63 would not convert).
-  const int64_t alpha_int = !alpha ? 1 : alpha->tag == Tag::kInt ? alpha->i : alpha->tag == Tag::kBool ? int64_t(alpha->b) : 0;
   bool divided_by_zero = false;
-  Status status = binary_loop(ctx, a, b, out, compute, [&](auto x, auto y) {
-    using CT = decltype(x);
-    if constexpr (std::is_integral_v<CT> && !std::is_same_v<CT, bool>) {
-      const CT al = static_cast<CT>(alpha_int);
-      switch (op) {
-        case Arith::kAdd: return wrapping_add(x, wrapping_mul(al, y));
-        case Arith::kSub: return wrapping_sub(x, wrapping_mul(al, y));
-        case Arith::kMul: return wrapping_mul(x, y);
-        default: break;
-      }
-    }
-    const CT al = static_cast<CT>(alpha_value);
-    switch (op) {
-      case Arith::kAdd:
-        if constexpr (std::is_same_v<CT, bool>) return static_cast<CT>(x || (al && y));
-        else return static_cast<CT>(x + al * y);
-      case Arith::kSub:
-        if constexpr (std::is_same_v<CT, bool>) return x;
-        else return static_cast<CT>(x - al * y);
-      case Arith::kMul:
-        if constexpr (std::is_same_v<CT, bool>) return static_cast<CT>(x && y);
-        else return static_cast<CT>(x * y);
-      default:
-        if constexpr (std::is_floating_point_v<CT>) {
-          const CT q = x / y;
-          if (rounding == Rounding::kTrunc) return std::trunc(q);
-          if (rounding == Rounding::kFloor) return std::floor(q);
-          return q;
-        } else if constexpr (std::is_same_v<CT, bool>) {
-          return x;
-        } else {
-          if (y == 0) {
-            divided_by_zero = true;
-            return CT{0};
-          }
-          // INT_MIN / -1 traps: negate, wrapping as ATen does.
-          if constexpr (std::is_signed_v<CT>) {
-            if (y == -1) return wrapping_sub(CT{0}, x);
-          }
-          CT q = static_cast<CT>(x / y);
-          if (rounding == Rounding::kFloor && (x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<CT>(q - 1);
-          return q;
-        }
-    }
-  });
-  ETKIT_TRY(status);
+  const ArithOp<OP> fn{alpha ? alpha->scalar_as_double() : 1.0,
+                       !alpha ? 1 : alpha->tag == Tag::kInt ? alpha->i : alpha->tag == Tag::kBool ? int64_t(alpha->b) : 0,
+                       rounding, &divided_by_zero};
+  if (try_dense(a, b, out, compute, fn)) return {};
+  ETKIT_TRY(prepare_binary(ctx, a, b, out, compute));
+  ETKIT_TRY(binary_loop(ctx, a, b, out, compute, fn));
   if (divided_by_zero) return ctx.fail("integer division by zero");
   return {};
+}
+
+Status run(KernelContext& ctx, Arith op, const Tensor& a, const Tensor& b, ScalarType common, const EValue* alpha,
+           Rounding rounding, Tensor& out) {
+  switch (op) {
+    case Arith::kAdd: return run_op<Arith::kAdd>(ctx, a, b, common, alpha, rounding, out);
+    case Arith::kSub: return run_op<Arith::kSub>(ctx, a, b, common, alpha, rounding, out);
+    case Arith::kMul: return run_op<Arith::kMul>(ctx, a, b, common, alpha, rounding, out);
+    default: return run_op<Arith::kDiv>(ctx, a, b, common, alpha, rounding, out);
+  }
 }
 
 // (self, other, [alpha], out, ret) with a tensor `other`.

@@ -15,20 +15,6 @@ namespace etkit::rt::kernels::math {
 
 inline std::string dtype_name(ScalarType t) { return std::string(scalar_type_name(int(t))); }
 
-// The ScalarType of a C++ computation type (float, double, the integers,
-// bool), for the direct-access test below.
-template <typename T>
-constexpr ScalarType native_dtype() {
-  if constexpr (std::is_same_v<T, float>) return ScalarType::kFloat;
-  else if constexpr (std::is_same_v<T, double>) return ScalarType::kDouble;
-  else if constexpr (std::is_same_v<T, bool>) return ScalarType::kBool;
-  else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::kByte;
-  else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::kChar;
-  else if constexpr (std::is_same_v<T, int16_t>) return ScalarType::kShort;
-  else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::kInt;
-  else return ScalarType::kLong;
-}
-
 // Reads elements of any dtype as CT (a plain load when the dtype is CT's).
 template <typename CT>
 class Reader {
@@ -61,6 +47,20 @@ class Writer {
   ScalarType dtype_;
   bool direct_;
 };
+
+// out = fn(in) as one loop over consecutive elements when both hold CT
+// (never BOOL, read through load_bool) and out is laid out like in; false
+// otherwise, for the general loop.
+template <typename CT, typename Fn>
+bool try_dense_map(const Tensor& in, Tensor& out, Fn&& fn) {
+  if constexpr (std::is_same_v<CT, bool>) {
+    return false;
+  } else {
+    if (in.dtype() != native_dtype<CT>() || out.dtype() != native_dtype<CT>() || !same_layout(in, out)) return false;
+    dense_map(in.data_as<CT>(), out.data_as<CT>(), in.numel(), [&](CT x) { return static_cast<CT>(fn(x)); });
+    return true;
+  }
+}
 
 // Whether element `offset` of `t` is non-zero (NaN counts as true).
 inline bool truthy(const Tensor& t, int64_t offset) {

@@ -91,9 +91,11 @@ Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
     using CT = decltype(tag);
     const CT l = lo ? Reader<CT>(lo_t.tensor)(0) : CT{};
     const CT h = hi ? Reader<CT>(hi_t.tensor)(0) : CT{};
+    auto clamp = [&](CT x) { return clamp_value(x, lo != nullptr, l, hi != nullptr, h); };
+    if (try_dense_map<CT>(*self, *out, clamp)) return;
     const Reader<CT> read(*self);
     const Writer<CT> write(*out);
-    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp_value(read(i), lo != nullptr, l, hi != nullptr, h)); });
+    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp(read(i))); });
   });
 }
 
@@ -141,9 +143,11 @@ Status hardtanh_out(KernelContext& ctx, std::span<EValue* const> args) {
   return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
     using CT = decltype(tag);
     const CT l = Reader<CT>(lo_t.tensor)(0), h = Reader<CT>(hi_t.tensor)(0);
+    auto clamp = [&](CT x) { return clamp_value(x, true, l, true, h); };
+    if (try_dense_map<CT>(*self, *out, clamp)) return;
     const Reader<CT> read(*self);
     const Writer<CT> write(*out);
-    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp_value(read(i), true, l, true, h)); });
+    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp(read(i))); });
   });
 }
 
@@ -156,6 +160,7 @@ Status floating_map(KernelContext& ctx, const Tensor& self, Tensor& out, Fn fn) 
   return dispatch_compute(ctx, self.dtype(), [&](auto tag) {
     using CT = decltype(tag);
     if constexpr (std::is_floating_point_v<CT>) {
+      if (try_dense_map<CT>(self, out, fn)) return;
       const Reader<CT> read(self);
       const Writer<CT> write(out);
       for_each_element(out, self, [&](int64_t o, int64_t i) { write(o, static_cast<CT>(fn(read(i)))); });

@@ -16,6 +16,7 @@ namespace {
 
 template <typename CT, typename Fn>
 void map_elements(const Tensor& in, Tensor& out, Fn fn) {
+  if (try_dense_map<CT>(in, out, fn)) return;
   const Reader<CT> read(in);
   const Writer<CT> write(out);
   for_each_element(out, in, [&](int64_t o, int64_t i) { write(o, static_cast<CT>(fn(read(i)))); });
@@ -193,8 +194,9 @@ void add_unary_kernels(std::vector<KernelInfo>& table) {
   table.push_back(floating_unary("atanh", [](auto x) { return std::atanh(x); }));
   table.push_back(floating_unary("erf", [](auto x) { return std::erf(x); }));
 
-  // As the portable kernel: NaN and -0.0 pass through (x >= 0 keeps -0.0).
-  table.push_back(same_type_unary("relu", false, [](auto x) { return (x != x || x >= decltype(x)(0)) ? x : decltype(x)(0); }));
+  // As the portable kernel: NaN and -0.0 pass through (neither is < 0). One
+  // comparison, made for every element, so that the loop vectorizes.
+  table.push_back(same_type_unary("relu", false, [](auto x) { return !(x < decltype(x)(0)) ? x : decltype(x)(0); }));
   table.push_back(same_type_unary("neg", false, [](auto x) { return negate(x); }));
   table.push_back(same_type_unary("abs", false, [](auto x) {
     if constexpr (std::is_unsigned_v<decltype(x)>) return x;

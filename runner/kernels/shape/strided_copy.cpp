@@ -181,9 +181,83 @@ inline void copy_one(uint8_t* dst, const uint8_t* src) {
   std::memmove(dst, src, N);
 }
 
+// A block of 4 x (16 / N) elements of N bytes moved as vectors: the
+// compiler's vector extension, so any target GCC supports; the values are
+// only moved as bits.
+template <size_t N>
+struct Lanes;
+template <>
+struct Lanes<4> {
+  typedef uint32_t V __attribute__((vector_size(16)));
+  static constexpr int64_t kCount = 4;
+  // Rows r[k] = 4 source elements along the source's contiguous dim;
+  // afterwards r[k] holds column k.
+  static void transpose(V* r) {
+    const V t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5);
+    const V t1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+    const V t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5);
+    const V t3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+    r[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    r[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    r[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    r[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  }
+};
+template <>
+struct Lanes<8> {
+  typedef uint64_t V __attribute__((vector_size(16)));
+  static constexpr int64_t kCount = 2;
+  static void transpose(V* r) {
+    const V t0 = __builtin_shufflevector(r[0], r[1], 0, 2);
+    r[1] = __builtin_shufflevector(r[0], r[1], 1, 3);
+    r[0] = t0;
+  }
+};
+
+// dst[i * dst_row + j] = src[i + j * src_col] for i < rows, j < cols: a
+// transpose whose destination is contiguous along j and whose source is
+// contiguous along i (permute_copy's swapped inner dims, NCHW <-> NHWC).
+// Tiles of 32 x 32 keep both sides' cache lines in use while a tile is
+// copied; inside a tile, blocks of k x k elements are transposed in
+// registers (k = 4 for 4-byte elements, 2 for 8-byte), the ragged edges
+// element by element.
+template <size_t N>
+void transpose_tiles(uint8_t* dst, int64_t dst_row, const uint8_t* src, int64_t src_col, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 32;
+  auto copy_range = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      for (int64_t j = j0; j < j1; ++j) copy_one<N>(dst + (i * dst_row + j) * int64_t(N), src + (i + j * src_col) * int64_t(N));
+    }
+  };
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = std::min(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = std::min(cols, j0 + kTile);
+      if constexpr (N == 4 || N == 8) {
+        using L = Lanes<N>;
+        constexpr int64_t k = L::kCount;
+        const int64_t ib = i0 + (i1 - i0) / k * k, jb = j0 + (j1 - j0) / k * k;
+        for (int64_t i = i0; i < ib; i += k) {
+          for (int64_t j = j0; j < jb; j += k) {
+            typename L::V r[k];
+            for (int64_t q = 0; q < k; ++q) std::memcpy(&r[q], src + (i + (j + q) * src_col) * int64_t(N), 16);
+            L::transpose(r);
+            for (int64_t q = 0; q < k; ++q) std::memcpy(dst + ((i + q) * dst_row + j) * int64_t(N), &r[q], 16);
+          }
+        }
+        copy_range(i0, ib, jb, j1);
+        copy_range(ib, i1, j0, j1);
+      } else {
+        copy_range(i0, i1, j0, j1);
+      }
+    }
+  }
+}
+
 // Same dtype, same shape: whole runs by memcpy where both are dense along
-// the innermost dim, else element by element (in 32x32 tiles over the two
-// inner dims, so that a transpose touches each cache line once per tile).
+// the innermost dim; a transpose of the two inner dims by transpose_tiles;
+// else element by element (in 32x32 tiles over the two inner dims, so that
+// a transpose touches each cache line once per tile).
 template <size_t N>
 void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src, int64_t os) {
   const size_t r = w.rank;
@@ -195,9 +269,31 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
     return;
   }
   if (r >= 2) {
-    constexpr int64_t kTile = 32;
     const int64_t rows = w.sizes[r - 2];
     const int64_t drs = w.dst[r - 2], dcs = w.dst[r - 1], srs = w.src[r - 2], scs = w.src[r - 1];
+    // A transpose of two inner dims, either way round, where neither side
+    // steps onto its own elements and the two do not overlap (the tiles
+    // write in another order than the general loop).
+    const bool forward = dcs == 1 && srs == 1 && drs >= n && scs >= rows;
+    const bool backward = drs == 1 && scs == 1 && dcs >= rows && srs >= n;
+    if (forward || backward) {
+      int64_t lo_d = od, hi_d = od, lo_s = os, hi_s = os;
+      for (size_t d = 0; d < r; ++d) {
+        const int64_t reach_d = w.dst[d] * (w.sizes[d] - 1), reach_s = w.src[d] * (w.sizes[d] - 1);
+        (reach_d < 0 ? lo_d : hi_d) += reach_d;
+        (reach_s < 0 ? lo_s : hi_s) += reach_s;
+      }
+      const bool apart = dst + (hi_d + 1) * int64_t(N) <= src + lo_s * int64_t(N) ||
+                         src + (hi_s + 1) * int64_t(N) <= dst + lo_d * int64_t(N);
+      if (apart) {
+        walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
+          if (forward) transpose_tiles<N>(dst + d * int64_t(N), drs, src + s * int64_t(N), scs, rows, n);
+          else transpose_tiles<N>(dst + d * int64_t(N), dcs, src + s * int64_t(N), srs, n, rows);
+        });
+        return;
+      }
+    }
+    constexpr int64_t kTile = 32;
     walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
       for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
         const int64_t i1 = std::min(rows, i0 + kTile);
@@ -268,6 +364,15 @@ Status convert_view(KernelContext& ctx, const View& dst, const View& src) {
     handled = dispatch_all_types(dst.dtype, [&](auto d_tag) {
       using D = decltype(d_tag);
       const size_t es = src.element_size, ed = dst.element_size;
+      if (dense(dst) && dense(src) && std::equal(dst.sizes.begin(), dst.sizes.end(), src.sizes.begin(), src.sizes.end())) {
+        // Both in logical order in memory: one loop of fixed-size loads and
+        // stores, which the compiler vectorizes for the plain types.
+        uint8_t* d = dst.at(dst.offset);
+        const uint8_t* p = src.at(src.offset);
+        const int64_t n = dst.numel();
+        for (int64_t i = 0; i < n; ++i) store_value<D>(d + i * int64_t(sizeof(D)), load_value<S>(p + i * int64_t(sizeof(S))));
+        return;
+      }
       walk_pair(dst, src, [&](int64_t d, int64_t s) {
         store_value<D>(dst.data + d * int64_t(ed), load_value<S>(src.data + s * int64_t(es)));
       });
