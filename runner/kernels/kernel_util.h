@@ -4,6 +4,7 @@
 // shape: validate arguments, resize `out`, one dtype switch, then the loop.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -181,8 +182,16 @@ inline void store_from_double(void* data, int64_t i, double v) {
 // kernels allocate nothing while executing.
 class Shape {
  public:
-  Shape() = default;
-  explicit Shape(size_t rank) : rank_(rank) {}
+  Shape() {}
+  explicit Shape(size_t rank) : rank_(rank) { std::fill_n(dims_, rank, int64_t(0)); }
+  // Only the first rank() entries are copied: views are built and copied
+  // several times per call, and most tensors have 4 dims of the 16.
+  Shape(const Shape& other) : rank_(other.rank_) { std::copy_n(other.dims_, other.rank_, dims_); }
+  Shape& operator=(const Shape& other) {
+    rank_ = other.rank_;
+    std::copy_n(other.dims_, other.rank_, dims_);
+    return *this;
+  }
   size_t size() const { return rank_; }
   int64_t& operator[](size_t i) { return dims_[i]; }
   int64_t operator[](size_t i) const { return dims_[i]; }
@@ -193,7 +202,7 @@ class Shape {
   void push_back(int64_t d) { dims_[rank_++] = d; }
 
  private:
-  int64_t dims_[kMaxRank] = {};
+  int64_t dims_[kMaxRank];  // entries from rank_ on are unspecified
   size_t rank_ = 0;
 };
 

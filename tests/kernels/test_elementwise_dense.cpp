@@ -380,3 +380,27 @@ TEST_CASE("clone and _to_copy: same layout copies bytes, other dtypes convert de
   REQUIRE(h.call("dim_order_ops::_clone_dim_order.out", {x, h.boolean(false), h.int_list({0, 2, 3, 1}), cl, cl}).ok());
   CHECK(h.data<float>(cl) == std::vector<float>{0, 4, 1, 5, 2, 6, 3, 7});
 }
+
+TEST_CASE("permute_copy that only moves size-1 dims copies the bytes as they are", "[kernels][permute][dense]") {
+  KernelHarness h;
+  // [1, 3, 1, 5] -> dims (2, 0, 1, 3) -> [1, 1, 3, 5]: out[0][0][c][w] = in[0][c][0][w].
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 3, 1, 5}, ints<float>(15, 0, 1));
+  auto out = h.out(ScalarType::kFloat, {1, 1, 3, 5});
+  REQUIRE(h.call("aten::permute_copy.out", {x, h.int_list({2, 0, 1, 3}), out, out}).ok());
+  CHECK(h.sizes(out) == std::vector<int32_t>{1, 1, 3, 5});
+  CHECK(h.data<float>(out) == ints<float>(15, 0, 1));
+  // Negative dims count from the end: (-2, -4, -3, -1) is the same permutation.
+  auto out2 = h.out(ScalarType::kFloat, {1, 1, 3, 5});
+  REQUIRE(h.call("aten::permute_copy.out", {x, h.int_list({-2, -4, -3, -1}), out2, out2}).ok());
+  CHECK(h.data<float>(out2) == ints<float>(15, 0, 1));
+  // A different dtype is still refused, a repeated dim too.
+  auto wrong = h.out(ScalarType::kInt, {1, 1, 3, 5});
+  REQUIRE_FALSE(h.call("aten::permute_copy.out", {x, h.int_list({2, 0, 1, 3}), wrong, wrong}).ok());
+  REQUIRE_FALSE(h.call("aten::permute_copy.out", {x, h.int_list({2, 2, 1, 3}), out, out}).ok());
+  // Swapping the two dims of size > 1 is a transpose: out[0][w][0][c] = in[0][c][0][w].
+  auto t = h.out(ScalarType::kFloat, {1, 5, 1, 3});
+  REQUIRE(h.call("aten::permute_copy.out", {x, h.int_list({0, 3, 2, 1}), t, t}).ok());
+  const auto got = h.data<float>(t);
+  for (int32_t w = 0; w < 5; ++w)
+    for (int32_t c = 0; c < 3; ++c) CHECK(got[size_t(w * 3 + c)] == float(c * 5 + w));
+}

@@ -23,12 +23,26 @@ Status permute_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   const View view = View::of(*self);
   View permuted = view;
   bool seen[kMaxRank] = {};
+  // Whether the dims of size > 1 keep their order: then the permutation only
+  // moves size-1 dims, and a contiguous out holds a contiguous self's bytes
+  // as they are.
+  bool in_order = true;
+  size_t last = 0;
   for (size_t i = 0; i < dims.size(); ++i) {
     ETKIT_ASSIGN_OR_RETURN(size_t d, dim_arg(ctx, dims[i], self->dim()));
     if (seen[d]) return ctx.fail("dims " + list_string(dims) + " repeats dim " + std::to_string(d));
     seen[d] = true;
     permuted.sizes[i] = view.sizes[d];
     permuted.strides[i] = view.strides[d];
+    if (view.sizes[d] != 1) {
+      in_order = in_order && d >= last;
+      last = d;
+    }
+  }
+  if (in_order && self->dtype() == out->dtype() && self->is_contiguous() && out->is_contiguous()) {
+    ETKIT_TRY(resize_out(ctx, *out, permuted.sizes));
+    if (out->data() != self->data() && out->nbytes() > 0) std::memmove(out->data(), self->data(), out->nbytes());
+    return {};
   }
   return copy_reordered(ctx, permuted, *self, *out);
 }
