@@ -88,7 +88,9 @@ class [[nodiscard]] Result {
 // Result<void>: success or an Error.
 class [[nodiscard]] Status {
  public:
-  Status() = default;
+  // User-provided, so that `return {}` does not zero the whole Error (three
+  // strings) before constructing it: every kernel call returns one.
+  Status() {}
   Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
   static Status ok_status() { return {}; }
 

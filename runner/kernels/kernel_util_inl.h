@@ -38,7 +38,8 @@ void for_each_broadcast(const Tensor& out, const Tensor& a, const Tensor& b, F&&
       return;
     }
   }
-  int64_t sa[kMaxRank], sb[kMaxRank], index[kMaxRank] = {};
+  int64_t sa[kMaxRank], sb[kMaxRank], index[kMaxRank];
+  std::fill_n(index, rank, int64_t(0));
   detail::aligned_strides(a, sizes, sa);
   detail::aligned_strides(b, sizes, sb);
   const auto so = out.strides();
