@@ -295,7 +295,10 @@ void register_elementwise() {
   for (const ElemCase& c : kElemCases) {
     for (const auto& shape : kElemShapes) {
       std::string name = std::string("BM_Elementwise/") + c.name + "/";
-      for (size_t d = 0; d < shape.size(); ++d) name += (d ? "x" : "") + std::to_string(shape[d]);
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (d > 0) name += 'x';
+        name += std::to_string(shape[d]);
+      }
       auto* bm = benchmark::RegisterBenchmark(name.c_str(), BM_Elementwise, c.op, shape);
       bm->Unit(numel_of(shape) > 4096 ? benchmark::kMicrosecond : benchmark::kNanosecond);
     }
