@@ -1,0 +1,146 @@
+// cadence:: quantized_layer_norm, quantized_max_pool2d (NCHW, NHWC) and
+// quantized_mul, with values worked by hand from the generic reference's
+// definitions (integer sums, float normalisation, quantize with ties to even).
+#include <cstdint>
+
+#include "tests/support/kernel_harness.h"
+
+using etkit::ScalarType;
+using etkit::test::KernelHarness;
+
+namespace {
+
+std::string failure(const etkit::Status& s) {
+  REQUIRE_FALSE(s.ok());
+  return s.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("cadence::quantized_layer_norm per tensor and with tensor parameters", "[cadence]") {
+  KernelHarness h;
+  // in_scale 0.5, zero point 10. Row [10, 14] dequantizes to [0, 2]: mean 1, variance 1;
+  // row [12, 10] to [1, 0]: mean 0.5, variance 0.25 (inv_std 2). Both normalise to [-1, 1]
+  // and [1, -1]. Times weight [2.5, 0.5] plus bias [0, 200]:
+  // row 0: -2.5 -> -2 (ties to even), 200.5 -> 200; row 1: 2.5 -> 2, 199.5 -> 200; + zero point 3.
+  const size_t w = h.tensor<float>(ScalarType::kFloat, {2}, {2.5f, 0.5f});
+  const size_t b = h.tensor<float>(ScalarType::kFloat, {2}, {0, 200});
+  auto per_tensor = [&](size_t x, double eps, size_t out) {
+    return h.call("cadence::quantized_layer_norm.per_tensor_out",
+                  {x, h.real(0.5), h.integer(10), h.int_list({2}), w, b, h.real(eps), h.real(1.0), h.integer(3), out,
+                   out});
+  };
+  const size_t xu = h.tensor<uint8_t>(ScalarType::kByte, {2, 2}, {10, 14, 12, 10});
+  const size_t ou = h.out(ScalarType::kByte, {2, 2});
+  REQUIRE(per_tensor(xu, 0.0, ou));
+  CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{1, 203, 5, 203});
+  // int8 saturates the 203s.
+  const size_t xs = h.tensor<int8_t>(ScalarType::kChar, {2, 2}, {10, 14, 12, 10});
+  const size_t os = h.out(ScalarType::kChar, {2, 2});
+  REQUIRE(per_tensor(xs, 0.0, os));
+  CHECK(h.data<int8_t>(os) == std::vector<int8_t>{1, 127, 5, 127});
+  // eps 3: row 0 inv_std 1 / sqrt(4) = 0.5: -1.25 -> -1, 200.25 -> 200;
+  // row 1 inv_std 1 / sqrt(3.25) = 0.5547: 0.5 * 0.5547 * 2.5 = 0.69 -> 1, 200 - 0.139 -> 200.
+  REQUIRE(per_tensor(xu, 3.0, ou));
+  CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{2, 203, 4, 203});
+
+  // The .out overload takes the input parameters as FLOAT and LONG tensors.
+  const size_t scale = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+  const size_t zp = h.tensor<int64_t>(ScalarType::kLong, {1}, {10});
+  REQUIRE(h.call("cadence::quantized_layer_norm.out",
+                 {xu, scale, zp, h.int_list({2}), w, b, h.real(0.0), h.real(1.0), h.integer(3), ou, ou}));
+  CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{1, 203, 5, 203});
+
+  const size_t w3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
+  CHECK_THAT(failure(h.call("cadence::quantized_layer_norm.per_tensor_out",
+                            {xu, h.real(0.5), h.integer(10), h.int_list({2}), w3, b, h.real(0.0), h.real(1.0),
+                             h.integer(3), ou, ou})),
+             Catch::Contains("weight must have 2 elements"));
+  const size_t zp_int = h.tensor<int32_t>(ScalarType::kInt, {1}, {10});
+  CHECK_THAT(failure(h.call("cadence::quantized_layer_norm.out",
+                            {xu, scale, zp_int, h.int_list({2}), w, b, h.real(0.0), h.real(1.0), h.integer(3), ou, ou})),
+             Catch::Contains("in_zero_point must be LONG"));
+}
+
+namespace {
+
+etkit::Status max_pool(KernelHarness& h, const std::string& name, size_t x, std::vector<int64_t> k,
+                       std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil, size_t out) {
+  return h.call("cadence::" + name,
+                {x, h.int_list(k), h.int_list(s), h.int_list(p), h.int_list(d), h.boolean(ceil), out, out});
+}
+
+}  // namespace
+
+TEST_CASE("cadence::quantized_max_pool2d NCHW: padding, ceil mode, dilation", "[cadence]") {
+  KernelHarness h;
+  // [[1, -5, 3], [4, 5, -6], [-7, 8, 9]]
+  const size_t x = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 3, 3}, {1, -5, 3, 4, 5, -6, -7, 8, 9});
+  const size_t out = h.out(ScalarType::kChar, {1, 1, 3, 3}, true);
+  for (const char* name : {"quantized_max_pool2d.out", "quantized_max_pool2d_nchw.out"}) {
+    // 2x2 windows, stride 1: max(1, -5, 4, 5) = 5, max(-5, 3, 5, -6) = 5, 8, 9.
+    REQUIRE(max_pool(h, name, x, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, out));
+    CHECK(h.sizes(out) == std::vector<int32_t>{1, 1, 2, 2});
+    CHECK(h.data<int8_t>(out) == std::vector<int8_t>{5, 5, 8, 9});
+  }
+  // Padding 1, stride 2: windows at rows/cols {-1, 0} and {1, 2}; padding adds nothing:
+  // [1], max(-5, 3) = 3, max(4, -7) = 4, max(5, -6, 8, 9) = 9.
+  REQUIRE(max_pool(h, "quantized_max_pool2d.out", x, {2, 2}, {2, 2}, {1, 1}, {1, 1}, false, out));
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{1, 3, 4, 9});
+  // Ceil mode, no padding, stride 2: a second, partial window per dim: 5, max(3, -6) = 3, max(-7, 8) = 8, 9.
+  REQUIRE(max_pool(h, "quantized_max_pool2d.out", x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, true, out));
+  CHECK(h.sizes(out) == std::vector<int32_t>{1, 1, 2, 2});
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{5, 3, 8, 9});
+  // Dilation 2: taps at the corners: max(1, 3, -7, 9) = 9.
+  REQUIRE(max_pool(h, "quantized_max_pool2d.out", x, {2, 2}, {1, 1}, {0, 0}, {2, 2}, false, out));
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{9});
+
+  const size_t xu = h.tensor<uint8_t>(ScalarType::kByte, {1, 1, 2, 2}, {200, 7, 255, 0});
+  const size_t ou = h.out(ScalarType::kByte, {1, 1, 1, 1});
+  REQUIRE(max_pool(h, "quantized_max_pool2d.out", xu, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, ou));
+  CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{255});
+
+  CHECK_THAT(failure(max_pool(h, "quantized_max_pool2d.out", x, {4, 4}, {1, 1}, {0, 0}, {1, 1}, false, out)),
+             Catch::Contains("does not fit"));
+  CHECK_THAT(failure(max_pool(h, "quantized_max_pool2d.out", x, {2}, {1, 1}, {0, 0}, {1, 1}, false, out)),
+             Catch::Contains("kernel_size must have 2 values"));
+  const size_t xf = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1}, {1});
+  CHECK_THAT(failure(max_pool(h, "quantized_max_pool2d.out", xf, {1, 1}, {1, 1}, {0, 0}, {1, 1}, false, out)),
+             Catch::Contains("input must be CHAR or BYTE"));
+}
+
+TEST_CASE("cadence::quantized_max_pool2d_nhwc pools each channel of [N, H, W, C]", "[cadence]") {
+  KernelHarness h;
+  // Pixels (c0, c1): (1, -1), (2, -2), (3, -3), (4, -4); one 2x2 window: [4, -1].
+  const size_t x = h.tensor<int8_t>(ScalarType::kChar, {1, 2, 2, 2}, {1, -1, 2, -2, 3, -3, 4, -4});
+  const size_t out = h.out(ScalarType::kChar, {1, 1, 1, 2});
+  REQUIRE(max_pool(h, "quantized_max_pool2d_nhwc.out", x, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, out));
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{4, -1});
+  // 1x2 windows along W, stride 1: per row, per channel: row 0 (2, -1), row 1 (4, -3).
+  const size_t out2 = h.out(ScalarType::kChar, {1, 2, 1, 2});
+  REQUIRE(max_pool(h, "quantized_max_pool2d_nhwc.out", x, {1, 2}, {1, 1}, {0, 0}, {1, 1}, false, out2));
+  CHECK(h.data<int8_t>(out2) == std::vector<int8_t>{2, -1, 4, -3});
+}
+
+TEST_CASE("cadence::quantized_mul.per_tensor_out: dequantize, multiply in float, quantize", "[cadence]") {
+  KernelHarness h;
+  auto mul = [&](size_t x, double xs, int64_t xz, size_t y, double ys, int64_t yz, double os, int64_t oz, size_t out) {
+    return h.call("cadence::quantized_mul.per_tensor_out", {x, h.real(xs), h.integer(xz), y, h.real(ys), h.integer(yz),
+                                                             h.real(os), h.integer(oz), out, out});
+  };
+  // X (scale 0.5, zp 1): [1, 2.5, 49.5, -50.5]; Y (scale 0.5, zp 2): [1.5, 1, 2.5, 2.5].
+  // Products 1.5 -> 2, 2.5 -> 2 (ties to even), 123.75 -> 124, -126.25 -> -126; zero point -5:
+  // -3, -3, 119, -131 -> -128.
+  const size_t x = h.tensor<int8_t>(ScalarType::kChar, {4}, {3, 6, 100, -100});
+  const size_t y = h.tensor<int8_t>(ScalarType::kChar, {4}, {5, 4, 7, 7});
+  const size_t out = h.out(ScalarType::kChar, {4});
+  REQUIRE(mul(x, 0.5, 1, y, 0.5, 2, 1.0, -5, out));
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{-3, -3, 119, -128});
+  // uint8, broadcast [2, 1] x [1, 2]: [[20, 30], [40, 60]] at out scale 2: 10, 15, 20, 30.
+  const size_t xu = h.tensor<uint8_t>(ScalarType::kByte, {2, 1}, {10, 20});
+  const size_t yu = h.tensor<uint8_t>(ScalarType::kByte, {1, 2}, {2, 3});
+  const size_t ou = h.out(ScalarType::kByte, {2, 2});
+  REQUIRE(mul(xu, 1.0, 0, yu, 1.0, 0, 2.0, 0, ou));
+  CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{10, 15, 20, 30});
+  CHECK_THAT(failure(mul(x, 1.0, 0, yu, 1.0, 0, 1.0, 0, out)), Catch::Contains("must have out's dtype"));
+}
