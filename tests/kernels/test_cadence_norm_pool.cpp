@@ -2,6 +2,7 @@
 // quantized_mul, with values worked by hand from the generic reference's
 // definitions (integer sums, float normalisation, quantize with ties to even).
 #include <cstdint>
+#include <optional>
 
 #include "tests/support/kernel_harness.h"
 
@@ -143,4 +144,142 @@ TEST_CASE("cadence::quantized_mul.per_tensor_out: dequantize, multiply in float,
   REQUIRE(mul(xu, 1.0, 0, yu, 1.0, 0, 2.0, 0, ou));
   CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{10, 15, 20, 30});
   CHECK_THAT(failure(mul(x, 1.0, 0, yu, 1.0, 0, 1.0, 0, out)), Catch::Contains("must have out's dtype"));
+}
+
+namespace {
+
+struct AvgPool {
+  std::vector<int64_t> kernel{2, 2}, stride{1, 1}, padding{0, 0};
+  bool ceil_mode = false, count_include_pad = true, channel_last = false;
+  std::optional<int64_t> divisor_override;
+};
+
+etkit::Status avg_pool(KernelHarness& h, size_t x, const AvgPool& a, size_t zero_point, size_t out) {
+  return h.call("cadence::avg_pool2d.out",
+                {x, h.int_list(a.kernel), h.int_list(a.stride), h.int_list(a.padding), h.boolean(a.ceil_mode),
+                 h.boolean(a.count_include_pad), a.divisor_override ? h.integer(*a.divisor_override) : h.none(),
+                 zero_point, h.boolean(a.channel_last), out, out});
+}
+
+}  // namespace
+
+TEST_CASE("cadence::avg_pool2d.out FLOAT: padding, count_include_pad, divisor_override, ceil mode", "[cadence]") {
+  KernelHarness h;
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const size_t out = h.out(ScalarType::kFloat, {1, 1, 3, 3}, true);
+  AvgPool a;
+  // 2x2 means: (1 + 2 + 4 + 5) / 4 = 3, 4, 6, 7.
+  REQUIRE(avg_pool(h, x, a, h.none(), out));
+  CHECK(h.data<float>(out) == std::vector<float>{3, 4, 6, 7});
+  // Padding 1, stride 2: windows hold 1, 2 + 3, 4 + 7, 5 + 6 + 8 + 9 = 28 of the input.
+  a.stride = {2, 2};
+  a.padding = {1, 1};
+  REQUIRE(avg_pool(h, x, a, h.none(), out));  // divided by 4 (padding counted)
+  CHECK(h.data<float>(out) == std::vector<float>{0.25f, 1.25f, 2.75f, 7});
+  a.count_include_pad = false;
+  REQUIRE(avg_pool(h, x, a, h.none(), out));  // divided by the taps inside: 1, 2, 2, 4
+  CHECK(h.data<float>(out) == std::vector<float>{1, 2.5f, 5.5f, 7});
+  a.divisor_override = 2;
+  REQUIRE(avg_pool(h, x, a, h.none(), out));
+  CHECK(h.data<float>(out) == std::vector<float>{0.5f, 2.5f, 5.5f, 14});
+  // Ceil mode, stride 2, no padding: the partial windows still divide by kH * kW = 4 when
+  // count_include_pad (the reference's rule; PyTorch would divide by 2 and 1 here):
+  // (1 + 2 + 4 + 5) / 4 = 3, (3 + 6) / 4 = 2.25, (7 + 8) / 4 = 3.75, 9 / 4 = 2.25.
+  AvgPool c;
+  c.stride = {2, 2};
+  c.ceil_mode = true;
+  REQUIRE(avg_pool(h, x, c, h.none(), out));
+  CHECK(h.sizes(out) == std::vector<int32_t>{1, 1, 2, 2});
+  CHECK(h.data<float>(out) == std::vector<float>{3, 2.25f, 3.75f, 2.25f});
+  // An empty stride is the kernel size, empty padding 0: one 2x2 window, mean 3.
+  AvgPool e;
+  e.stride = {};
+  e.padding = {};
+  REQUIRE(avg_pool(h, x, e, h.none(), out));
+  CHECK(h.data<float>(out) == std::vector<float>{3});
+
+  AvgPool bad = a;
+  bad.channel_last = true;
+  CHECK_THAT(failure(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("channel_last"));
+  bad = a;
+  bad.padding = {2, 2};
+  CHECK_THAT(failure(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("padding must be at most half"));
+  bad = a;
+  bad.divisor_override = 0;
+  CHECK_THAT(failure(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("divisor_override must not be 0"));
+  const size_t xc = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 2, 2}, {1, 2, 3, 4});
+  CHECK_THAT(failure(avg_pool(h, xc, AvgPool{}, h.none(), out)), Catch::Contains("input must be FLOAT or BYTE"));
+}
+
+TEST_CASE("cadence::avg_pool2d.out BYTE: padding taps count as the zero point, ties to even, saturation",
+          "[cadence]") {
+  KernelHarness h;
+  // Padding 1, stride 2 on 2x2: each window holds one pixel and three taps at zero point 8:
+  // (10 + 24) / 4 = 8.5 -> 8, (20 + 24) / 4 = 11, (30 + 24) / 4 = 13.5 -> 14, (41 + 24) / 4 = 16.25 -> 16.
+  const size_t x = h.tensor<uint8_t>(ScalarType::kByte, {1, 1, 2, 2}, {10, 20, 30, 41});
+  const size_t zp = h.tensor<int32_t>(ScalarType::kInt, {1}, {8});
+  const size_t out = h.out(ScalarType::kByte, {1, 1, 2, 2}, true);
+  AvgPool a;
+  a.stride = {2, 2};
+  a.padding = {1, 1};
+  REQUIRE(avg_pool(h, x, a, zp, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{8, 11, 14, 16});
+  a.count_include_pad = false;
+  REQUIRE(avg_pool(h, x, a, zp, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{10, 20, 30, 41});
+  // divisor_override 1 over a full 2x2 window of 200s: 800 -> 255.
+  const size_t big = h.tensor<uint8_t>(ScalarType::kByte, {1, 2, 2}, {200, 200, 200, 200});
+  AvgPool s;
+  s.divisor_override = 1;
+  const size_t out3 = h.out(ScalarType::kByte, {1, 1, 1});
+  REQUIRE(avg_pool(h, big, s, h.none(), out3));
+  CHECK(h.data<uint8_t>(out3) == std::vector<uint8_t>{255});
+}
+
+TEST_CASE("cadence::quantized_embedding_byte.out: per-row and per-group scales and zero points", "[cadence]") {
+  KernelHarness h;
+  const size_t w = h.tensor<int8_t>(ScalarType::kChar, {3, 4}, {1, 2, 3, 4, -1, -2, -3, -4, 10, 20, 30, 40});
+  const size_t s = h.tensor<float>(ScalarType::kFloat, {3, 2}, {1, 0.5f, 2, 0.25f, 0.5f, 2});
+  const size_t zp = h.tensor<int8_t>(ScalarType::kChar, {3, 2}, {0, 0, 1, -1, 10, 0});
+  const size_t idx = h.tensor<int64_t>(ScalarType::kLong, {2}, {2, 1});
+  const size_t out = h.out(ScalarType::kFloat, {2, 4});
+  // Row 2: (10 - 10) * 0.5 = 0, (20 - 10) * 0.5 = 5, 30 * 2 = 60, 80.
+  // Row 1: (-1 - 1) * 2 = -4, -6, (-3 + 1) * 0.25 = -0.5, -0.75.
+  REQUIRE(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, idx, h.boolean(false), out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{0, 5, 60, 80, -4, -6, -0.5f, -0.75f});
+
+  // uint8, per-row scales, no zero points, 2-D indices: out [2, 1, 2].
+  const size_t wu = h.tensor<uint8_t>(ScalarType::kByte, {2, 2}, {200, 100, 1, 2});
+  const size_t su = h.tensor<float>(ScalarType::kFloat, {2}, {0.5f, 3});
+  const size_t idx2 = h.tensor<int64_t>(ScalarType::kLong, {2, 1}, {1, 0});
+  const size_t out2 = h.out(ScalarType::kFloat, {2, 1, 2});
+  REQUIRE(h.call("cadence::quantized_embedding_byte.out", {wu, su, h.none(), idx2, h.boolean(false), out2, out2}));
+  CHECK(h.data<float>(out2) == std::vector<float>{3, 6, 100, 50});
+
+  const size_t bad_idx = h.tensor<int64_t>(ScalarType::kLong, {1}, {3});
+  const size_t out1 = h.out(ScalarType::kFloat, {1, 4});
+  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, bad_idx, h.boolean(false), out1, out1})),
+             Catch::Contains("indices[0] = 3 is out of range for 3 rows"));
+  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, idx, h.boolean(true), out, out})),
+             Catch::Contains("pruned_weights must be false"));
+  const size_t s3 = h.tensor<float>(ScalarType::kFloat, {3, 3}, std::vector<float>(9, 1));
+  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s3, h.none(), idx, h.boolean(false), out, out})),
+             Catch::Contains("3 groups do not divide the embedding dim 4"));
+  const size_t zpu = h.tensor<uint8_t>(ScalarType::kByte, {3, 2}, {0, 0, 0, 0, 0, 0});
+  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s, zpu, idx, h.boolean(false), out, out})),
+             Catch::Contains("weight_zero_points must have weight_scales' shape and weight's dtype"));
+}
+
+TEST_CASE("cadence::where_Scalar.out picks float(self) or float(other)", "[cadence]") {
+  KernelHarness h;
+  const size_t c = h.tensor<uint8_t>(ScalarType::kBool, {2, 2}, {1, 0, 0, 1});
+  const size_t out = h.out(ScalarType::kFloat, {2, 2});
+  REQUIRE(h.call("cadence::where_Scalar.out", {c, h.real(1.5), h.real(-2.0), out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{1.5f, -2, -2, 1.5f});
+  // 0.1 is narrowed to float.
+  REQUIRE(h.call("cadence::where_Scalar.out", {c, h.real(0.1), h.real(0.0), out, out}));
+  CHECK(h.data<float>(out)[0] == 0.1f);
+  const size_t ci = h.tensor<int32_t>(ScalarType::kInt, {2, 2}, {1, 0, 0, 1});
+  CHECK_THAT(failure(h.call("cadence::where_Scalar.out", {ci, h.real(1.0), h.real(0.0), out, out})),
+             Catch::Contains("condition must be BOOL"));
 }

@@ -1,7 +1,8 @@
 // cadence::quantized_layer_norm (.out with tensor input parameters,
-// .per_tensor_out with scalars) and quantized_max_pool2d (NCHW under the
+// .per_tensor_out with scalars), quantized_max_pool2d (NCHW under the
 // names quantized_max_pool2d.out and quantized_max_pool2d_nchw.out, NHWC as
-// quantized_max_pool2d_nhwc.out), as the generic reference computes them.
+// quantized_max_pool2d_nhwc.out) and avg_pool2d.out, as the generic
+// reference computes them.
 //
 //  * layer_norm normalises each row of the last dimension (normalized_shape
 //    is not consulted, as in the reference) from integer sums of the
@@ -15,9 +16,19 @@
 //  * max_pool2d takes the maximum of the window's taps inside the input
 //    (padding contributes nothing); dilation applies, ceil_mode only sizes
 //    the output. uint8 and int8.
+//  * avg_pool2d (NCHW, FLOAT or BYTE): the sum of the taps inside the input,
+//    plus in_zero_point for every other tap of the window when
+//    count_include_pad, times 1 / divisor in float; the divisor is
+//    divisor_override, else kH * kW when count_include_pad, else the taps
+//    inside the input. BYTE sums in int32 and rounds half to even, clamped.
+//    An empty stride means the kernel size and a single value repeats
+//    (PyTorch's reading; the reference would index past the list).
 // The reference indexes raw memory, so tensors must be contiguous; the NHWC
 // variant's tensors have logical shape [N, H, W, C].
+#include <array>
+#include <optional>
 #include <string>
+#include <type_traits>
 
 #include "runner/kernels/cadence/cadence_util.h"
 #include "runner/kernels/kernel_util_inl.h"
@@ -219,6 +230,118 @@ Status max_pool2d_out(KernelContext& ctx, std::span<EValue* const> args) {
   return {};
 }
 
+// ---- avg_pool2d -----------------------------------------------------------
+
+// A pair from an int[2] argument that may also hold one value (repeated) or,
+// when `fallback` is given, none.
+Result<std::array<int64_t, 2>> pool_pair(KernelContext& ctx, const EValue& v, std::string_view what, int64_t lo,
+                                         const std::array<int64_t, 2>* fallback) {
+  ETKIT_ASSIGN_OR_RETURN(auto list, ctx.int_list(v, what));
+  if (list.empty() && fallback) return *fallback;
+  if (list.size() != 1 && list.size() != 2) {
+    return ctx.fail(std::string(what) + " must have 1 or 2 values, got " + std::to_string(list.size()));
+  }
+  const std::array<int64_t, 2> pair{list[0], list.back()};
+  for (int64_t x : pair) {
+    if (x < lo || x > kMaxWindow) {
+      return ctx.fail(std::string(what) + " value " + std::to_string(x) + " out of range [" + std::to_string(lo) +
+                      ", " + std::to_string(kMaxWindow) + "]");
+    }
+  }
+  return pair;
+}
+
+struct AvgWindow {
+  int64_t kh, kw, sh, sw, ph, pw;
+  bool count_include_pad;
+  std::optional<int64_t> divisor_override;
+  int32_t zero_point;
+};
+
+template <typename T, typename Acc>
+void avg_pool_planes(const Tensor& input, const AvgWindow& w, int64_t oh, int64_t ow, Tensor& out) {
+  const int64_t ih = input.size(input.dim() - 2), iw = input.size(input.dim() - 1);
+  const int64_t planes = ih * iw == 0 ? 0 : input.numel() / (ih * iw);
+  const T* src = input.data_as<T>();
+  T* dst = out.data_as<T>();
+  const bool fixed = w.divisor_override.has_value() || w.count_include_pad;
+  const float fixed_inv = 1.f / float(w.divisor_override ? *w.divisor_override : w.kh * w.kw);
+  for (int64_t n = 0; n < planes; ++n) {
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t y0 = std::max<int64_t>(0, y * w.sh - w.ph), y1 = std::min(ih, y * w.sh + w.kh - w.ph);
+      for (int64_t x = 0; x < ow; ++x) {
+        const int64_t x0 = std::max<int64_t>(0, x * w.sw - w.pw), x1 = std::min(iw, x * w.sw + w.kw - w.pw);
+        const int64_t count = (y1 - y0) * (x1 - x0);  // >= 1: padding is at most half the kernel
+        // Taps outside the input (padding, or past it in ceil mode) count as the zero point.
+        Acc acc = w.count_include_pad ? Acc(wrap32(int64_t(w.zero_point) * (w.kh * w.kw - count))) : Acc(0);
+        for (int64_t r = y0; r < y1; ++r) {
+          for (int64_t c = x0; c < x1; ++c) {
+            if constexpr (std::is_same_v<Acc, float>) acc += src[(n * ih + r) * iw + c];
+            else acc = wrap32(int64_t(acc) + src[(n * ih + r) * iw + c]);
+          }
+        }
+        const float inv = fixed ? fixed_inv : 1.f / float(count);
+        const float v = float(acc) * inv;
+        if constexpr (std::is_same_v<T, float>) {
+          dst[(n * oh + y) * ow + x] = v;
+        } else {
+          dst[(n * oh + y) * ow + x] = static_cast<T>(std::clamp(std::nearbyint(v), 0.0f, 255.0f));
+        }
+      }
+    }
+  }
+}
+
+// (input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+// divisor_override?, in_zero_point?, channel_last, out, ret)
+Status avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
+  ETKIT_ASSIGN_OR_RETURN(auto k, pool_pair(ctx, *args[1], "kernel_size", 1, nullptr));
+  ETKIT_ASSIGN_OR_RETURN(auto s, pool_pair(ctx, *args[2], "stride", 1, &k));
+  const std::array<int64_t, 2> no_padding{0, 0};
+  ETKIT_ASSIGN_OR_RETURN(auto p, pool_pair(ctx, *args[3], "padding", 0, &no_padding));
+  ETKIT_ASSIGN_OR_RETURN(bool ceil_mode, bool_arg(ctx, *args[4], "ceil_mode"));
+  AvgWindow w{k[0], k[1], s[0], s[1], p[0], p[1], false, std::nullopt, 0};
+  ETKIT_ASSIGN_OR_RETURN(w.count_include_pad, bool_arg(ctx, *args[5], "count_include_pad"));
+  if (!args[6]->is_none()) {
+    ETKIT_ASSIGN_OR_RETURN(int64_t d, int_arg(ctx, *args[6], "divisor_override"));
+    if (d == 0) return ctx.fail("divisor_override must not be 0");
+    w.divisor_override = d;
+  }
+  ETKIT_ASSIGN_OR_RETURN(Tensor * zp, optional_tensor_arg(ctx, *args[7], "in_zero_point"));
+  if (zp) {
+    if (zp->dtype() != ScalarType::kInt || zp->numel() < 1) {
+      return ctx.fail("in_zero_point must be an INT tensor with a value, got " + dtype_name(zp->dtype()) + " " +
+                      zp->shape_string());
+    }
+    w.zero_point = zp->data_as<int32_t>()[0];
+  }
+  ETKIT_ASSIGN_OR_RETURN(bool channel_last, bool_arg(ctx, *args[8], "channel_last"));
+  if (channel_last) return ctx.fail("channel_last is not supported (the reference has no NHWC avg_pool2d)");
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[9], "out"));
+  const ScalarType t = input->dtype();
+  if (t != ScalarType::kFloat && t != ScalarType::kByte) return ctx.fail("input must be FLOAT or BYTE, not " + dtype_name(t));
+  if (out->dtype() != t) return ctx.fail("out must be " + dtype_name(t) + " as input, not " + dtype_name(out->dtype()));
+  if (input->dim() != 3 && input->dim() != 4) return ctx.fail("input must be 3-D or 4-D, got " + input->shape_string());
+  if (2 * w.ph > w.kh || 2 * w.pw > w.kw) return ctx.fail("padding must be at most half the kernel size");
+  const size_t r = input->dim();
+  const int64_t oh = pooled_size(input->size(r - 2), w.kh, w.sh, w.ph, 1, ceil_mode);
+  const int64_t ow = pooled_size(input->size(r - 1), w.kw, w.sw, w.pw, 1, ceil_mode);
+  if (oh <= 0 || ow <= 0) {
+    return ctx.fail("kernel " + std::to_string(w.kh) + "x" + std::to_string(w.kw) + " does not fit input " +
+                    input->shape_string() + " with this padding");
+  }
+  ETKIT_TRY(require_contiguous(ctx, *input, "input"));
+  Shape shape = shape_of(*input);
+  shape[r - 2] = oh;
+  shape[r - 1] = ow;
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  ETKIT_TRY(require_contiguous(ctx, *out, "out"));
+  if (t == ScalarType::kFloat) avg_pool_planes<float, float>(*input, w, oh, ow, *out);
+  else avg_pool_planes<uint8_t, int32_t>(*input, w, oh, ow, *out);
+  return {};
+}
+
 }  // namespace
 
 std::vector<KernelInfo> norm_pool_kernels() {
@@ -228,6 +351,7 @@ std::vector<KernelInfo> norm_pool_kernels() {
       {"cadence::quantized_max_pool2d.out", max_pool2d_out<false>, 8, {6}},
       {"cadence::quantized_max_pool2d_nchw.out", max_pool2d_out<false>, 8, {6}},
       {"cadence::quantized_max_pool2d_nhwc.out", max_pool2d_out<true>, 8, {6}},
+      {"cadence::avg_pool2d.out", avg_pool2d_out, 11, {9}},
   };
 }
 
