@@ -1,6 +1,8 @@
 // cadence:: quantized_layer_norm, quantized_max_pool2d (NCHW, NHWC) and
 // quantized_mul, with values worked by hand from the generic reference's
 // definitions (integer sums, float normalisation, quantize with ties to even).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -282,4 +284,81 @@ TEST_CASE("cadence::where_Scalar.out picks float(self) or float(other)", "[caden
   const size_t ci = h.tensor<int32_t>(ScalarType::kInt, {2, 2}, {1, 0, 0, 1});
   CHECK_THAT(failure(h.call("cadence::where_Scalar.out", {ci, h.real(1.0), h.real(0.0), out, out})),
              Catch::Contains("condition must be BOOL"));
+}
+
+namespace {
+
+// Softmax of `x` in double, written independently of the kernel.
+std::vector<double> softmax_reference(const std::vector<double>& x) {
+  double m = x[0];
+  for (double v : x) m = std::max(m, v);
+  double sum = 0;
+  for (double v : x) sum += std::exp(v - m);
+  std::vector<double> p;
+  for (double v : x) p.push_back(std::exp(v - m) / sum);
+  return p;
+}
+
+etkit::Status softmax(KernelHarness& h, size_t x, int64_t dim, int64_t mask_type, size_t pos, double in_scale,
+                      int64_t in_zp, double out_scale, int64_t out_zp, size_t out) {
+  return h.call("cadence::quantized_softmax.per_tensor_out",
+                {x, h.tensor<uint8_t>(ScalarType::kBool, {1}, {0}), h.integer(dim), h.integer(mask_type), pos,
+                 h.real(in_scale), h.integer(in_zp), h.real(out_scale), h.integer(out_zp), out, out});
+}
+
+}  // namespace
+
+TEST_CASE("cadence::quantized_softmax over the last dim, int8 / int16, both overloads", "[cadence]") {
+  KernelHarness h;
+  const size_t no_pos = h.tensor<int64_t>(ScalarType::kLong, {0}, {});
+  // x = 0.1 * [-10, 0, 10, 20] = [-1, 0, 1, 2]; probabilities * 256 - 128.
+  const size_t x = h.tensor<int8_t>(ScalarType::kChar, {1, 4}, {-10, 0, 10, 20});
+  const size_t out = h.out(ScalarType::kChar, {1, 4});
+  REQUIRE(softmax(h, x, -1, 0, no_pos, 0.1, 0, 1.0 / 256, -128, out));
+  std::vector<int8_t> expected;
+  for (double p : softmax_reference({-1, 0, 1, 2})) expected.push_back(int8_t(std::nearbyint(p * 256) - 128));
+  CHECK(expected == std::vector<int8_t>{-120, -106, -67, 37});  // 8.21, 22.31, 60.64, 164.84 before the zero point
+  CHECK(h.data<int8_t>(out) == expected);
+
+  // The .out overload: FLOAT scales and LONG zero points as 1-element tensors.
+  REQUIRE(h.call("cadence::quantized_softmax.out",
+                 {x, h.tensor<uint8_t>(ScalarType::kBool, {1}, {0}), h.integer(1), h.integer(0), no_pos,
+                  h.tensor<float>(ScalarType::kFloat, {1}, {0.1f}), h.tensor<int64_t>(ScalarType::kLong, {1}, {0}),
+                  h.tensor<float>(ScalarType::kFloat, {1}, {1.0f / 256}),
+                  h.tensor<int64_t>(ScalarType::kLong, {1}, {-128}), out, out}));
+  CHECK(h.data<int8_t>(out) == expected);
+
+  // int16 with scale 0.001 on [-1000, 0, 1000, 2000] (the same x) and out scale 1e-4.
+  const size_t xs = h.tensor<int16_t>(ScalarType::kShort, {4}, {-1000, 0, 1000, 2000});
+  const size_t outs = h.out(ScalarType::kShort, {4});
+  REQUIRE(softmax(h, xs, 0, 0, no_pos, 0.001, 0, 1e-4, 0, outs));
+  std::vector<int16_t> expected16;
+  for (double p : softmax_reference({-1, 0, 1, 2})) expected16.push_back(int16_t(std::nearbyint(p * 1e4)));
+  CHECK(expected16 == std::vector<int16_t>{321, 871, 2369, 6439});
+  CHECK(h.data<int16_t>(outs) == expected16);
+
+  CHECK_THAT(failure(softmax(h, x, 0, 0, no_pos, 0.1, 0, 1.0 / 256, 0, out)), Catch::Contains("not the last dimension"));
+  const size_t xf = h.tensor<float>(ScalarType::kFloat, {1}, {1});
+  CHECK_THAT(failure(softmax(h, xf, 0, 0, no_pos, 0.1, 0, 1.0 / 256, 0, out)),
+             Catch::Contains("input must be BYTE, CHAR or SHORT"));
+}
+
+TEST_CASE("cadence::quantized_softmax causal mask: row r attends to 0..pos + r", "[cadence]") {
+  KernelHarness h;
+  // Equal values, out scale 1/128: k attended positions give 128 / k each, masked ones 0.
+  // pos 0: row 0 -> [128, 0, 0], row 1 -> [64, 64, 0], row 2 -> 42.67 -> 43 each.
+  const size_t x = h.tensor<uint8_t>(ScalarType::kByte, {3, 3}, std::vector<uint8_t>(9, 7));
+  const size_t out = h.out(ScalarType::kByte, {3, 3});
+  REQUIRE(softmax(h, x, 1, 1, h.tensor<int64_t>(ScalarType::kLong, {1}, {0}), 1.0, 7, 1.0 / 128, 0, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{128, 0, 0, 64, 64, 0, 43, 43, 43});
+  // A SHORT pos past the row attends to everything; mask_type 0 ignores pos.
+  REQUIRE(softmax(h, x, 1, 1, h.tensor<int16_t>(ScalarType::kShort, {1}, {5}), 1.0, 7, 1.0 / 128, 0, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>(9, 43));
+  REQUIRE(softmax(h, x, 1, 0, h.tensor<int64_t>(ScalarType::kLong, {1}, {0}), 1.0, 7, 1.0 / 128, 0, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>(9, 43));
+  // A negative pos masks everything: probability 0 everywhere, out zero point 5.
+  REQUIRE(softmax(h, x, 1, 1, h.tensor<int64_t>(ScalarType::kLong, {1}, {-1}), 1.0, 7, 1.0 / 128, 5, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>(9, 5));
+  CHECK_THAT(failure(softmax(h, x, 1, 1, h.tensor<int32_t>(ScalarType::kInt, {1}, {0}), 1.0, 7, 1.0 / 128, 0, out)),
+             Catch::Contains("pos must be SHORT or LONG"));
 }

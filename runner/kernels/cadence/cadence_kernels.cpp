@@ -271,6 +271,7 @@ std::vector<KernelInfo> cadence_kernels() {
   for (auto& k : cadence::elementwise_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::norm_pool_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::select_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::softmax_kernels()) table.push_back(std::move(k));
   return table;
 }
 
