@@ -1,7 +1,9 @@
 // cadence:: operators as the Cadence backend's generic reference kernels
 // (backends/cadence/generic) compute them, for running Cadence-lowered
 // programs on the host: quantize_per_tensor, dequantize_per_tensor and
-// quantized_conv2d_nchw.per_tensor_out.
+// quantized_conv2d_nchw.per_tensor_out here; the linear family, the
+// elementwise ops, layer norm and pooling, embedding and where, and softmax
+// in the cadence_*.cpp files beside this one.
 //
 // Arithmetic, matched step by step so that results are bit-exact:
 //  * quantize: inv_scale = float(1.0 / scale) (divided in double);
@@ -269,6 +271,9 @@ std::vector<KernelInfo> cadence_kernels() {
   }, 8, {6}});
   for (auto& k : cadence::matmul_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::elementwise_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::norm_pool_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::select_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::softmax_kernels()) table.push_back(std::move(k));
   return table;
 }
 
