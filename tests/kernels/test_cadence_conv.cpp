@@ -72,8 +72,9 @@ std::vector<int64_t> to_last(const std::vector<int64_t>& v, int64_t a, int64_t b
         for (int64_t l = 0; l < d; ++l) r[size_t(((i * c + k) * d + l) * b + j)] = v[size_t(((i * b + j) * c + k) * d + l)];
   return r;
 }
-std::vector<int64_t> to_first(const std::vector<int64_t>& v, int64_t a, int64_t b, int64_t c, int64_t d) {
-  std::vector<int64_t> r(v.size());
+template <typename T>
+std::vector<T> to_first(const std::vector<T>& v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  std::vector<T> r(v.size());
   for (int64_t i = 0; i < a; ++i)
     for (int64_t j = 0; j < b; ++j)
       for (int64_t k = 0; k < c; ++k)
@@ -487,4 +488,133 @@ TEST_CASE("cadence::im2row: rows per output position, padding with the zero poin
                                           zp3, h.boolean(false), uo, uo});
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().message == "cadence::im2row.out: in_zero_point must have one element or one per batch entry (1), got [3]");
+}
+
+// ---- transposed_im2row and transposed_convolution ---------------------------
+//
+// The reference gathers: tap k of output position y reads the input position
+// whose spread-out index (i * s) is y - (K - 1) d + k d + p. The expectations
+// here scatter instead, as a transposed convolution is usually defined: input
+// position i feeds output position i * s - p + (K - 1 - k) d through tap k
+// (the kernel reversed).
+
+TEST_CASE("cadence::transposed_im2row: scattered input positions, the zero point elsewhere", "[cadence]") {
+  const int64_t n = 2, c = 2, hh = 3, w = 2, kh = 2, kw = 3, s0 = 2, s1 = 1, p0 = 1, p1 = 0, d0 = 1, d1 = 2, op0 = 1, op1 = 0;
+  const int64_t oh = (hh - 1) * s0 - 2 * p0 + d0 * (kh - 1) + op0 + 1;  // 5
+  const int64_t ow = (w - 1) * s1 - 2 * p1 + d1 * (kw - 1) + op1 + 1;   // 6
+  REQUIRE(oh == 5);
+  REQUIRE(ow == 6);
+  const auto xi = values(size_t(n * c * hh * w), 0, 255, 5);
+  const std::vector<double> pad{3, 250};
+  for (bool last : {false, true}) {
+    // Expected, by scatter; columns (c, ky, kx) or, channels-last, (ky, kx, c).
+    std::vector<double> expected(size_t(n * oh * ow * c * kh * kw));
+    const auto col = [&](int64_t ch, int64_t ky, int64_t kx) { return last ? (ky * kw + kx) * c + ch : (ch * kh + ky) * kw + kx; };
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t r = 0; r < oh * ow; ++r)
+        for (int64_t k = 0; k < c * kh * kw; ++k) expected[size_t((b * oh * ow + r) * c * kh * kw + k)] = pad[size_t(b)];
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t iy = 0; iy < hh; ++iy)
+          for (int64_t ix = 0; ix < w; ++ix)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t y = iy * s0 - p0 + (kh - 1 - ky) * d0, x = ix * s1 - p1 + (kw - 1 - kx) * d1;
+                if (y < 0 || y >= oh || x < 0 || x >= ow) continue;
+                expected[size_t((b * oh * ow + y * ow + x) * c * kh * kw + col(ch, ky, kx))] =
+                    double(xi[size_t(((b * c + ch) * hh + iy) * w + ix)]);
+              }
+    for (ScalarType t : {ScalarType::kByte, ScalarType::kFloat}) {
+      KernelHarness h;
+      const auto xs = last ? to_last(xi, n, c, hh, w) : xi;
+      const std::vector<int32_t> shape = last ? std::vector<int32_t>{2, 3, 2, 2} : std::vector<int32_t>{2, 2, 3, 2};
+      const size_t in = t == ScalarType::kByte ? make<uint8_t>(h, t, shape, xs)
+                                               : h.tensor<float>(t, shape, std::vector<float>(xs.begin(), xs.end()));
+      const size_t out = h.out(t, {2, 30, 12});
+      const size_t zp = h.tensor<int32_t>(ScalarType::kInt, {2}, {3, 250});
+      INFO("channel_last " << last << ", dtype " << int(t));
+      REQUIRE(h.call("cadence::transposed_im2row.out", {in, h.int_list({kh, kw}), h.int_list({d0, d1}), h.int_list({p0, p1}),
+                                                        h.int_list({s0, s1}), h.int_list({op0, op1}), zp, h.boolean(last),
+                                                        out, out})
+                  .ok());
+      std::vector<double> got;
+      if (t == ScalarType::kByte) {
+        for (uint8_t v : h.data<uint8_t>(out)) got.push_back(v);
+      } else {
+        for (float v : h.data<float>(out)) got.push_back(v);
+      }
+      CHECK(got == expected);
+    }
+  }
+  // int8 is not among transposed_im2row's dtypes.
+  KernelHarness h;
+  auto i8 = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 1}, {1});
+  auto o8 = h.out(ScalarType::kChar, {1, 1, 1});
+  auto zp = h.tensor<int32_t>(ScalarType::kInt, {1}, {0});
+  auto s = h.call("cadence::transposed_im2row.out", {i8, h.int_list({1, 1}), h.int_list({1, 1}), h.int_list({0, 0}),
+                                                     h.int_list({1, 1}), h.int_list({0, 0}), zp, h.boolean(false), o8, o8});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == "cadence::transposed_im2row.out: input dtype CHAR is not supported (FLOAT or BYTE)");
+}
+
+TEST_CASE("cadence::transposed_convolution.out: groups, stride, padding, dilation, output padding, both layouts", "[cadence]") {
+  // By hand, 1-D: input [1, 2], weight [3, 5], bias 0.5, stride 2, output padding 1: OW = 2 + 1 + 1 + 1 = 5;
+  // x0 feeds outputs 0, 1 through the reversed kernel (5, 3), x1 outputs 2, 3: 5.5 3.5 10.5 6.5 0.5.
+  {
+    KernelHarness h;
+    auto in = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, 2});
+    auto w = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {3, 5});
+    auto bias = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+    auto out = h.out(ScalarType::kFloat, {1, 1, 5});
+    REQUIRE(h.call("cadence::transposed_convolution.out", {in, w, bias, h.int_list({2}), h.int_list({0}), h.int_list({1}),
+                                                           h.int_list({1}), h.integer(1), h.boolean(false), out, out})
+                .ok());
+    CHECK(h.data<float>(out) == std::vector<float>{5.5f, 3.5f, 10.5f, 6.5f, 0.5f});
+  }
+  // 2-D with 2 groups (4 input, 6 output channels): the weight is [OC / groups, C, KH, KW] and output
+  // channel o of group g uses weight row o - 3 g with the input channels of g (absolute index).
+  const int64_t n = 2, c = 4, hh = 3, w = 4, groups = 2, ocpg = 3, oc = 6, kh = 3, kw = 2;
+  const int64_t s0 = 2, s1 = 3, p0 = 1, p1 = 0, d0 = 1, d1 = 2, op0 = 1, op1 = 2;
+  const int64_t oh = (hh - 1) * s0 - 2 * p0 + d0 * (kh - 1) + op0 + 1;  // 6
+  const int64_t ow = (w - 1) * s1 - 2 * p1 + d1 * (kw - 1) + op1 + 1;   // 14
+  const auto x = values(size_t(n * c * hh * w), -20, 20, 6);
+  const auto wt = values(size_t(ocpg * c * kh * kw), -9, 9, 7);
+  const auto bias = values(size_t(oc), -50, 50, 8);
+  std::vector<double> expected(size_t(n * oc * oh * ow));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t i = 0; i < oh * ow; ++i) expected[size_t((b * oc + o) * oh * ow + i)] = double(bias[size_t(o)]);
+  const int64_t icpg = c / groups;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t ic = (o / ocpg) * icpg; ic < (o / ocpg + 1) * icpg; ++ic)
+        for (int64_t iy = 0; iy < hh; ++iy)
+          for (int64_t ix = 0; ix < w; ++ix)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t y = iy * s0 - p0 + (kh - 1 - ky) * d0, xx = ix * s1 - p1 + (kw - 1 - kx) * d1;
+                if (y < 0 || y >= oh || xx < 0 || xx >= ow) continue;
+                expected[size_t(((b * oc + o) * oh + y) * ow + xx)] +=
+                    double(x[size_t(((b * c + ic) * hh + iy) * w + ix)]) *
+                    double(wt[size_t((((o % ocpg) * c + ic) * kh + ky) * kw + kx)]);
+              }
+  for (bool last : {false, true}) {
+    KernelHarness h;
+    const auto xs = last ? to_last(x, n, c, hh, w) : x;
+    const auto ws = last ? to_last(wt, ocpg, c, kh, kw) : wt;
+    const auto f = [](const std::vector<int64_t>& v) { return std::vector<float>(v.begin(), v.end()); };
+    const size_t in = h.tensor<float>(ScalarType::kFloat, last ? std::vector<int32_t>{2, 3, 4, 4} : std::vector<int32_t>{2, 4, 3, 4}, f(xs));
+    const size_t wv = h.tensor<float>(ScalarType::kFloat, last ? std::vector<int32_t>{3, 3, 2, 4} : std::vector<int32_t>{3, 4, 3, 2}, f(ws));
+    const size_t bv = h.tensor<float>(ScalarType::kFloat, {6}, f(bias));
+    const size_t out = h.out(ScalarType::kFloat, last ? std::vector<int32_t>{2, 6, 14, 6} : std::vector<int32_t>{2, 6, 6, 14});
+    INFO("channel_last " << last);
+    REQUIRE(h.call("cadence::transposed_convolution.out",
+                   {in, wv, bv, h.int_list({s0, s1}), h.int_list({p0, p1}), h.int_list({d0, d1}), h.int_list({op0, op1}),
+                    h.integer(groups), h.boolean(last), out, out})
+                .ok());
+    std::vector<double> got;
+    for (float v : h.data<float>(out)) got.push_back(v);
+    if (last) got = to_first(got, n, oc, oh, ow);
+    CHECK(got == expected);
+  }
 }

@@ -2,7 +2,9 @@
 // reference kernels compute them: quantized_conv2d_{nchw,nhwc} (.out,
 // .per_tensor_out and the dtype-specialised, _dilated and _depthwise
 // overloads), quantized_conv2d_depthwise_nhwc, quantized_conv1d_{ncl,nlc},
-// quantized_depthwise_conv1d_{ncl,nlc}, and im2row (.out, .per_tensor_out).
+// quantized_depthwise_conv1d_{ncl,nlc}, im2row (.out, .per_tensor_out), and
+// the float transposed_convolution.out and transposed_im2row.out (registered
+// by the AOT flow's ops_registrations.py, in no functions*.yaml).
 //
 // One loop serves every layout; what the reference's per-layout loops differ
 // in is a ConvVariant:
@@ -29,6 +31,7 @@
 //    drops every term, as in the reference); the conv1d ops use the last
 //    entry of each list.
 #include <array>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -299,26 +302,58 @@ Status conv_tensor_params(KernelContext& ctx, std::span<EValue* const> args) {
   return conv(ctx, kVariant, args, q, *out);
 }
 
-// ---- im2row -----------------------------------------------------------------
+// ---- im2row, transposed_im2row, transposed_convolution -------------------
 
-// (input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride,
-// in_zero_point (Tensor, or int for .per_tensor_out), bool channel_last, out, ret).
-// out[n][oy * OW + ox][(c * KH + ky) * KW + kx] is the input element the
-// convolution's kernel tap (ky, kx) of channel c sees at (oy, ox), or the
-// input zero point (converted to the input's dtype) where it falls in the
-// padding; for channels-last inputs too, as torch's unfold orders it.
-template <bool kPerTensor>
+// Which input row (or column) a kernel tap reads for output position y, or -1
+// when it falls in the padding. A convolution reads y * s - p + k * d. A
+// transposed convolution is a convolution over the input spread out by the
+// stride (s - 1 zeros between elements) with the kernel taps reversed: tap k
+// of a kernel of `taps` reads position y - (taps - 1) * d + k * d + p of the
+// spread input, an input element when that is a multiple of s.
+struct TapMap {
+  bool transposed;
+  int64_t taps, s, p, d, extent;
+  int64_t operator()(int64_t y, int64_t k) const {
+    if (!transposed) {
+      const int64_t i = y * s - p + k * d;
+      return i >= 0 && i < extent ? i : -1;
+    }
+    const int64_t t = y - (taps - 1) * d + k * d + p;
+    return t >= 0 && t < s * extent && t % s == 0 ? t / s : -1;
+  }
+  // The output extent (negative: none).
+  int64_t out_extent(int64_t output_padding) const {
+    if (!transposed) return conv_extent(extent, taps, s, p, d);
+    return (extent - 1) * s - 2 * p + d * (taps - 1) + output_padding + 1;  // all terms < 2^47
+  }
+};
+
+// im2row: (input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride,
+// in_zero_point (Tensor, or int for .per_tensor_out), bool channel_last, out, ret);
+// transposed_im2row: output_padding before in_zero_point (a Tensor).
+// out[n][oy * OW + ox][column] is the input element kernel tap (ky, kx) of
+// channel c reads at (oy, ox), or the input zero point (converted to the
+// input's dtype) where it falls in the padding. The column is
+// (c * KH + ky) * KW + kx (torch's unfold order, channels-last inputs too),
+// except for channels-last transposed_im2row: (ky * KW + kx) * C + c.
+template <bool kPerTensor, bool kTransposed>
 Status im2row(KernelContext& ctx, std::span<EValue* const> args) {
+  constexpr size_t kZp = kTransposed ? 6 : 5;
   ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
   ETKIT_ASSIGN_OR_RETURN(auto kernel, spatial_arg(ctx, *args[1], "kernel_size", true, false));
   ETKIT_ASSIGN_OR_RETURN(auto dilation, spatial_arg(ctx, *args[2], "dilation", true, false));
   ETKIT_ASSIGN_OR_RETURN(auto padding, spatial_arg(ctx, *args[3], "padding", false, false));
   ETKIT_ASSIGN_OR_RETURN(auto stride, spatial_arg(ctx, *args[4], "stride", true, false));
-  ETKIT_ASSIGN_OR_RETURN(bool channel_last, bool_arg(ctx, *args[6], "channel_last"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[7], "out"));
+  std::array<int64_t, 2> output_padding{0, 0};
+  if constexpr (kTransposed) {
+    ETKIT_ASSIGN_OR_RETURN(output_padding, spatial_arg(ctx, *args[5], "output_padding", false, false));
+  }
+  ETKIT_ASSIGN_OR_RETURN(bool channel_last, bool_arg(ctx, *args[kZp + 1], "channel_last"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[kZp + 2], "out"));
   const ScalarType t = input->dtype();
-  if (t != ScalarType::kFloat && t != ScalarType::kByte && t != ScalarType::kChar) {
-    return ctx.fail("input dtype " + dtype_name(t) + " is not supported (FLOAT, BYTE or CHAR)");
+  const bool dtype_ok = t == ScalarType::kFloat || t == ScalarType::kByte || (!kTransposed && t == ScalarType::kChar);
+  if (!dtype_ok) {
+    return ctx.fail("input dtype " + dtype_name(t) + " is not supported (" + (kTransposed ? "FLOAT or BYTE" : "FLOAT, BYTE or CHAR") + ")");
   }
   if (out->dtype() != t) return ctx.fail("out must be " + dtype_name(t) + " like input, not " + dtype_name(out->dtype()));
   const size_t rank = input->dim();
@@ -327,14 +362,14 @@ Status im2row(KernelContext& ctx, std::span<EValue* const> args) {
                     ", got " + input->shape_string());
   }
   const Indexer in(*input, layout_axes(channel_last, rank));
-  const int64_t n = in.size[0], c = in.size[1], h = in.size[2], w = in.size[3];
+  const int64_t n = in.size[0], c = in.size[1];
   std::vector<int32_t> zero_points;
   if constexpr (kPerTensor) {
-    ETKIT_ASSIGN_OR_RETURN(int32_t zp, zero_point_arg(ctx, *args[5], "in_zero_point"));
+    ETKIT_ASSIGN_OR_RETURN(int32_t zp, zero_point_arg(ctx, *args[kZp], "in_zero_point"));
     zero_points.push_back(zp);
   } else {
     // One zero point, or one per batch entry.
-    ETKIT_ASSIGN_OR_RETURN(Tensor * zp, tensor_arg(ctx, *args[5], "in_zero_point"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * zp, tensor_arg(ctx, *args[kZp], "in_zero_point"));
     if (zp->dtype() != ScalarType::kInt) return ctx.fail("in_zero_point must be INT, not " + dtype_name(zp->dtype()));
     if (zp->numel() != 1 && zp->numel() != n) {
       return ctx.fail("in_zero_point must have one element or one per batch entry (" + std::to_string(n) + "), got " +
@@ -343,9 +378,11 @@ Status im2row(KernelContext& ctx, std::span<EValue* const> args) {
     ETKIT_TRY(require_contiguous(ctx, *zp, "in_zero_point"));
     zero_points.assign(zp->data_as<int32_t>(), zp->data_as<int32_t>() + zp->numel());
   }
-  const int64_t oh = conv_extent(h, kernel[0], stride[0], padding[0], dilation[0]);  // h = 1 for a 3-D input
-  const int64_t ow = conv_extent(w, kernel[1], stride[1], padding[1], dilation[1]);
-  if (oh < 0 || ow < 0) return ctx.fail("the kernel is larger than the padded input");
+  // A 3-D input has H = 1 and still uses the first entries for it.
+  const TapMap rows_of{kTransposed, kernel[0], stride[0], padding[0], dilation[0], in.size[2]};
+  const TapMap cols_of{kTransposed, kernel[1], stride[1], padding[1], dilation[1], in.size[3]};
+  const int64_t oh = rows_of.out_extent(output_padding[0]), ow = cols_of.out_extent(output_padding[1]);
+  if (oh < 0 || ow < 0) return ctx.fail("the output would have a negative extent");
   int64_t rows = 0, cols = 0;
   if (__builtin_mul_overflow(oh, ow, &rows) || __builtin_mul_overflow(kernel[0] * kernel[1], c, &cols)) {
     return ctx.fail("out would have more than 2^63 elements");
@@ -356,6 +393,7 @@ Status im2row(KernelContext& ctx, std::span<EValue* const> args) {
   const Reader<double> read(*input);  // FLOAT, BYTE and CHAR are exact in double
   const Writer<double> write(*out);
   const int64_t kh = kernel[0], kw = kernel[1];
+  const bool taps_outer = kTransposed && channel_last;
   for (int64_t b = 0; b < n; ++b) {
     const int32_t zp = zero_points.size() == 1 ? zero_points[0] : zero_points[size_t(b)];
     const double pad = t == ScalarType::kFloat ? double(float(zp)) : double(narrow_to(t, zp));
@@ -364,13 +402,124 @@ Status im2row(KernelContext& ctx, std::span<EValue* const> args) {
         const int64_t row = b * ov.strides[0] + (y * ow + x) * ov.strides[1];
         for (int64_t ch = 0; ch < c; ++ch) {
           for (int64_t ky = 0; ky < kh; ++ky) {
-            const int64_t iy = y * stride[0] - padding[0] + ky * dilation[0];
+            const int64_t iy = rows_of(y, ky);
             for (int64_t kx = 0; kx < kw; ++kx) {
-              const int64_t ix = x * stride[1] - padding[1] + kx * dilation[1];
-              const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
-              write(row + ((ch * kh + ky) * kw + kx) * ov.strides[2], inside ? read(in.at(b, ch, iy, ix)) : pad);
+              const int64_t ix = cols_of(x, kx);
+              const int64_t col = taps_outer ? (ky * kw + kx) * c + ch : (ch * kh + ky) * kw + kx;
+              write(row + col * ov.strides[2], iy >= 0 && ix >= 0 ? read(in.at(b, ch, iy, ix)) : pad);
             }
           }
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// transposed_convolution.out(input, weight, bias, int[] stride, int[] padding,
+// int[] dilation, int[] output_padding, int groups, bool channel_last, out, ret),
+// in float. The weight is [OC / groups, C, KH, KW] ([OC / groups, KH, KW, C]
+// channels-last): output channel o of group g reads weight row o - g * OC/groups
+// at the input channel's absolute index. The accumulator starts at bias[o]
+// and sums over (input channel, kernel row, kernel column), channels-last
+// over (kernel row, kernel column, input channel). A 3-D input uses the first
+// entry of each list for its width.
+Status transposed_convolution(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[1], "weight"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * bias, tensor_arg(ctx, *args[2], "bias"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t groups, int_arg(ctx, *args[7], "groups"));
+  ETKIT_ASSIGN_OR_RETURN(bool channel_last, bool_arg(ctx, *args[8], "channel_last"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[9], "out"));
+  using Named = std::pair<const Tensor*, const char*>;
+  for (const auto& [t, name] : std::initializer_list<Named>{{input, "input"}, {weight, "weight"}, {bias, "bias"}, {out, "out"}}) {
+    if (t->dtype() != ScalarType::kFloat) return ctx.fail(std::string(name) + " must be FLOAT, not " + dtype_name(t->dtype()));
+  }
+  const size_t rank = input->dim();
+  if (rank != 3 && rank != 4) {
+    return ctx.fail("input must be " + std::string(channel_last ? "[N, H, W, C] or [N, W, C]" : "[N, C, H, W] or [N, C, W]") +
+                    ", got " + input->shape_string());
+  }
+  // Stride, padding, dilation, output padding: (H, W), or (W) for a 3-D input.
+  std::array<std::array<int64_t, 2>, 4> lists{};
+  const char* names[] = {"stride", "padding", "dilation", "output_padding"};
+  for (size_t i = 0; i < 4; ++i) {
+    ETKIT_ASSIGN_OR_RETURN(std::span<const int64_t> items, ctx.int_list(*args[3 + i], names[i]));
+    const size_t need = rank == 4 ? 2 : 1;
+    if (items.size() < need) {
+      return ctx.fail(std::string(names[i]) + " must have " + std::to_string(need) + " entries, got " + list_string(items));
+    }
+    const bool positive = i == 0 || i == 2;
+    for (int64_t v : items) {
+      if (positive ? v < 1 : v < 0) {
+        return ctx.fail(std::string(names[i]) + " " + list_string(items) + " must be " + (positive ? "positive" : "non-negative"));
+      }
+      if (v > INT16_MAX) return ctx.fail(std::string(names[i]) + " " + list_string(items) + " exceeds int16");
+    }
+    lists[i] = rank == 4 ? std::array<int64_t, 2>{items[0], items[1]} : std::array<int64_t, 2>{positive ? 1 : 0, items[0]};
+  }
+  const auto& [stride, padding, dilation, output_padding] = lists;
+  const Axes act = layout_axes(channel_last, rank);
+  const Indexer in(*input, act);
+  const int64_t n = in.size[0], c = in.size[1];
+  if (weight->dim() != rank) return ctx.fail("weight " + weight->shape_string() + " must have " + std::to_string(rank) + " dims");
+  const Indexer wi(*weight, act);
+  const int64_t ocpg = wi.size[0], wc = wi.size[1], kh = wi.size[2], kw = wi.size[3];
+  if (groups < 1 || groups > INT16_MAX || c % groups != 0) {
+    return ctx.fail("groups " + std::to_string(groups) + " must divide the " + std::to_string(c) + " input channels");
+  }
+  if (wc != c) return ctx.fail("weight " + weight->shape_string() + " must have the " + std::to_string(c) + " input channels");
+  const int64_t oc = ocpg * groups;
+  if (bias->dim() != 1 || bias->size(0) != oc) {
+    return ctx.fail("bias must be [" + std::to_string(oc) + "], got " + bias->shape_string());
+  }
+  const TapMap rows_of{true, kh, stride[0], padding[0], dilation[0], in.size[2]};
+  const TapMap cols_of{true, kw, stride[1], padding[1], dilation[1], in.size[3]};
+  const int64_t oh = rank == 4 ? rows_of.out_extent(output_padding[0]) : 1, ow = cols_of.out_extent(output_padding[1]);
+  if (oh < 0 || ow < 0) return ctx.fail("the output would have a negative extent");
+  Shape shape;
+  shape.push_back(n);
+  if (!channel_last) shape.push_back(oc);
+  if (rank == 4) shape.push_back(oh);
+  shape.push_back(ow);
+  if (channel_last) shape.push_back(oc);
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  const Indexer o(*out, act);
+  const Reader<float> read_in(*input), read_w(*weight), read_bias(*bias);
+  const Writer<float> write(*out);
+  const int64_t icpg = c / groups;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t oo = 0; oo < oc; ++oo) {
+      const int64_t g = oo / ocpg, first_ic = g * icpg, row = oo - g * ocpg;
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          float acc = read_bias(oo * bias->strides()[0]);
+          const auto term = [&](int64_t ic, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+            acc += read_in(in.at(b, ic, iy, ix)) * read_w(wi.at(row, ic, ky, kx));
+          };
+          if (channel_last) {
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              const int64_t iy = rows_of(y, ky);
+              if (iy < 0) continue;
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t ix = cols_of(x, kx);
+                if (ix < 0) continue;
+                for (int64_t ic = first_ic; ic < first_ic + icpg; ++ic) term(ic, ky, kx, iy, ix);
+              }
+            }
+          } else {
+            for (int64_t ic = first_ic; ic < first_ic + icpg; ++ic) {
+              for (int64_t ky = 0; ky < kh; ++ky) {
+                const int64_t iy = rows_of(y, ky);
+                if (iy < 0) continue;
+                for (int64_t kx = 0; kx < kw; ++kx) {
+                  const int64_t ix = cols_of(x, kx);
+                  if (ix >= 0) term(ic, ky, kx, iy, ix);
+                }
+              }
+            }
+          }
+          write(o.at(b, oo, y, x), acc);
         }
       }
     }
@@ -411,8 +560,10 @@ std::vector<KernelInfo> conv_kernels() {
     table.push_back({"cadence::quantized_conv2d_nhwc" + k + "_asym8uxsym8u_asym8u.per_tensor_out",
                      dw ? typed<nhwc_dw, u8> : typed<nhwc, u8>, 16, {14}});
   }
-  table.push_back({"cadence::im2row.out", im2row<false>, 9, {7}});
-  table.push_back({"cadence::im2row.per_tensor_out", im2row<true>, 9, {7}});
+  table.push_back({"cadence::im2row.out", im2row<false, false>, 9, {7}});
+  table.push_back({"cadence::im2row.per_tensor_out", im2row<true, false>, 9, {7}});
+  table.push_back({"cadence::transposed_im2row.out", im2row<false, true>, 10, {8}});
+  table.push_back({"cadence::transposed_convolution.out", transposed_convolution, 11, {9}});
   return table;
 }
 
