@@ -618,3 +618,42 @@ TEST_CASE("cadence::transposed_convolution.out: groups, stride, padding, dilatio
     CHECK(got == expected);
   }
 }
+
+TEST_CASE("cadence::quantized_conv2d: zero points narrowed as the reference narrows them, 3-D inputs", "[cadence]") {
+  KernelHarness h;
+  auto in = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 1, 1}, {50});
+  auto w4 = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 1, 1}, {1});
+  auto w3 = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 1}, {1});
+  auto bias = h.tensor<int32_t>(ScalarType::kInt, {1}, {0});
+  auto out = h.out(ScalarType::kChar, {1, 1, 1, 1});
+  const auto call = [&](const char* op, size_t weight, int64_t in_zp, int64_t out_zp) {
+    REQUIRE(h.call(op, {in, weight, bias, h.int_list({1, 1}), h.int_list({0, 0}), h.int_list({1, 1}), h.integer(1),
+                        h.integer(in_zp), h.integer(0), h.real(1.0), h.real(1.0), h.integer(out_zp), h.integer(0),
+                        h.integer(0), out, out})
+                .ok());
+    return h.data<int8_t>(out)[0];
+  };
+  // The generic NCHW loop takes the input zero point as int8: 300 -> 44, 50 - 44 = 6; so is the out
+  // zero point: 300 -> 44, 6 + 44 = 50.
+  CHECK(call("cadence::quantized_conv2d_nchw_asym8sxsym8s_asym8s.per_tensor_out", w4, 300, 0) == 6);
+  CHECK(call("cadence::quantized_conv2d_nchw_asym8sxsym8s_asym8s.per_tensor_out", w4, 300, 300) == 50);
+  // The NHWC depthwise kernel subtracts the int32 input zero point: 50 - 300 = -250 -> -128.
+  CHECK(call("cadence::quantized_conv2d_nhwc_depthwise_asym8sxsym8s_asym8s.per_tensor_out", w3, 300, 0) == -128);
+
+  // A 3-D input to a conv2d op is [N, W, C] (NHWC): input 1 2 3, weight [1, 1], padding (0, 1):
+  // 1, 1 + 2, 2 + 3, 3. A non-zero first padding entry puts the single input row out of reach
+  // (row 0 - p0 < 0), leaving the bias alone.
+  auto x = h.tensor<int8_t>(ScalarType::kChar, {1, 3, 1}, {1, 2, 3});
+  auto w = h.tensor<int8_t>(ScalarType::kChar, {1, 2, 1}, {1, 1});
+  auto b7 = h.tensor<int32_t>(ScalarType::kInt, {1}, {7});
+  auto o = h.out(ScalarType::kChar, {1, 4, 1});
+  const auto conv1d = [&](std::vector<int64_t> padding) {
+    REQUIRE(h.call("cadence::quantized_conv2d_nhwc.per_tensor_out",
+                   {x, w, b7, h.int_list({5, 1}), h.int_list(padding), h.int_list({1, 1}), h.integer(1), h.integer(0),
+                    h.integer(0), h.real(1.0), h.real(1.0), h.integer(0), h.integer(0), h.integer(0), h.none(), o, o})
+                .ok());
+    return h.data<int8_t>(o);
+  };
+  CHECK(conv1d({0, 1}) == std::vector<int8_t>{8, 10, 12, 10});
+  CHECK(conv1d({1, 1}) == std::vector<int8_t>{7, 7, 7, 7});
+}
