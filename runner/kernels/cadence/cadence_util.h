@@ -104,5 +104,6 @@ std::vector<KernelInfo> elementwise_kernels();  // cadence_elementwise.cpp
 std::vector<KernelInfo> norm_pool_kernels();    // cadence_norm_pool.cpp
 std::vector<KernelInfo> select_kernels();       // cadence_select.cpp
 std::vector<KernelInfo> softmax_kernels();      // cadence_softmax.cpp
+std::vector<KernelInfo> conv_kernels();         // cadence_conv.cpp
 
 }  // namespace etkit::rt::kernels::cadence
