@@ -228,6 +228,34 @@ Result<PoolGeometry> pool_geometry(const NodeCall& call, const Slot& in) {
   return g;
 }
 
+// s8/u8 max pooling: the largest byte under the window, clamped between the
+// quantized output min/max (the output keeps the input's parameters).
+void max_pooling_q8(const NodeCall& call, const PoolGeometry& g, const Slot& in, Slot& out) {
+  const Q8 iq = q8_of(in), oq = q8_of(out);
+  const xnn::Window& w = call.node.window;
+  const int32_t lo = quantized_bound(call.node.output_min, oq), hi = quantized_bound(call.node.output_max, oq);
+  for (size_t img = 0; img < g.n; ++img) {
+    for (size_t oy = 0; oy < g.oh; ++oy) {
+      const TapRange ry = valid_taps(oy, w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, g.ih);
+      for (size_t ox = 0; ox < g.ow; ++ox) {
+        const TapRange rx = valid_taps(ox, w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, g.iw);
+        const size_t o = ((img * g.oh + oy) * g.ow + ox) * g.c;
+        for (size_t c = 0; c < g.c; ++c) {
+          int32_t m = iq.lo();
+          for (size_t ky = ry.first; ky < ry.last; ++ky) {
+            const size_t iy = oy * w.stride_h + ky * w.dilation_h - w.pad_top;
+            for (size_t kx = rx.first; kx < rx.last; ++kx) {
+              const size_t ix = ox * w.stride_w + kx * w.dilation_w - w.pad_left;
+              m = std::max(m, iq.at(in.data, ((img * g.ih + iy) * g.iw + ix) * g.c + c));
+            }
+          }
+          out.data[o + c] = uint8_t(std::clamp(m, lo, hi));
+        }
+      }
+    }
+  }
+}
+
 // Max pooling ignores padding; average pooling divides by the number of
 // input pixels under the window (padding excluded, as XNNPACK does).
 Status pooling(NodeCall& call) {
@@ -235,6 +263,10 @@ Status pooling(NodeCall& call) {
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(call, in));
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{g.n, g.oh, g.ow, g.c}));
+  if (call.node.type == xnn::NodeType::kMaxPooling2d && is_q8(in) && in.dtype == out.dtype) {
+    max_pooling_q8(call, g, in, out);
+    return {};
+  }
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const xnn::Window& w = call.node.window;
@@ -270,6 +302,32 @@ Status pooling(NodeCall& call) {
   return write_floats(out, y);
 }
 
+// XNNPACK's 8-bit mean (a static reduce): int32 sums of the stored values,
+// converted as float(sum) * scale' + zero_point' with scale' = (input scale
+// / output scale) * (1 / count) and zero_point' = out_zp - count * in_zp *
+// scale' (the input zero point folded into the output's), rounded to
+// nearest even and saturated; then the clamp node xnn_define_global_average_
+// pooling_2d adds for a finite min/max, between the quantized bounds.
+void mean_q8(const NodeCall& call, const Slot& in, Slot& out, size_t n, size_t pixels, size_t c) {
+  const Q8 iq = q8_of(in), oq = q8_of(out);
+  const float scale = (in.scale / out.scale) * (1.0f / float(pixels));
+  const float zero_point = float(oq.zero_point) - (float(int32_t(pixels)) * float(iq.zero_point)) * scale;
+  int32_t lo = oq.lo(), hi = oq.hi();
+  const xnn::Node& node = call.node;
+  if (node.has_output_min_max && !(node.output_min == -INFINITY && node.output_max == INFINITY)) {
+    lo = quantized_bound(node.output_min, oq);
+    hi = quantized_bound(node.output_max, oq);
+  }
+  for (size_t img = 0; img < n; ++img) {
+    for (size_t k = 0; k < c; ++k) {
+      uint32_t sum = 0;  // wraps as XNNPACK's int32 accumulators do
+      for (size_t p = 0; p < pixels; ++p) sum += uint32_t(iq.at(in.data, (img * pixels + p) * c + k));
+      const int32_t q = quantize_reference(float(int32_t(sum)), scale, zero_point, oq.lo(), oq.hi());
+      out.data[img * c + k] = uint8_t(std::clamp(q, lo, hi));
+    }
+  }
+}
+
 // The mean over height and width: [N, H, W, C] -> [N, 1, 1, C] (or [N, C]
 // when the output is declared 2-D).
 Status global_average_pooling(NodeCall& call) {
@@ -279,6 +337,10 @@ Status global_average_pooling(NodeCall& call) {
   const size_t n = in.dims[0], pixels = in.dims[1] * in.dims[2], c = in.dims[3];
   const std::vector<size_t> shape = out.def->dims.size() == 2 ? std::vector<size_t>{n, c} : std::vector<size_t>{n, 1, 1, c};
   ETKIT_TRY(call.runtime.reshape(out, shape));
+  if (is_q8(in) && in.dtype == out.dtype) {
+    mean_q8(call, in, out, n, pixels, c);
+    return {};
+  }
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   for (size_t img = 0; img < n; ++img) {
