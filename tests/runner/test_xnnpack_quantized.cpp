@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <array>
 #include <cstdint>
+#include <tuple>
 
 #include "tests/support/xnn_graph_builder.h"
 
@@ -444,6 +446,63 @@ TEST_CASE("xnnpack q8: global average pooling is XNNPACK's 8-bit mean (raw sums,
         int32_t want = sat(round_even(t), d);
         if (clamp.on) want = std::min(std::max(want, bound_of(clamp.lo, qo, d)), bound_of(clamp.hi, qo, d));
         CHECK(value_of(d, got[k]) == want);
+      }
+    }
+  }
+}
+
+TEST_CASE("xnnpack q8: bilinear resize blends bytes in Q11 fixed point, rounding once", "[xnnpack]") {
+  auto run = [](D d, uint32_t ih, uint32_t iw, uint32_t oh, uint32_t ow, uint32_t c, const std::vector<uint8_t>& x,
+                uint32_t flags = 0) {
+    XnnGraphBuilder g;
+    const uint32_t in = g.input({1, ih, iw, c}, d), out = g.output({1, oh, ow, c}, d);
+    set_q(g, in, {0.5f, 3});
+    set_q(g, out, {0.5f, 3});
+    auto& n = g.node(T::kStaticResizeBilinear2D, {in}, {out});
+    n.new_height = oh;
+    n.new_width = ow;
+    n.flags = flags;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<uint8_t>({1, int32_t(ih), int32_t(iw), int32_t(c)}, x, st_of(d)),
+                                xnn_out({1, int32_t(oh), int32_t(ow), int32_t(c)}, st_of(d), 1)};
+    REQUIRE(run_xnn(payload, args).ok());
+    return values_of<uint8_t>(args[1]);
+  };
+  // Hand: width 2 -> 4 (half-pixel centres): sources -0.25 (-> 0), 0.25, 0.75, 1.25 (-> 1), weights
+  // 0, 512, 1536, 0 of 2048. [0, 2]: 0.5 rounds half up to 1 (the fp32 path gave 0), 1.5 -> 2;
+  // [-2, 0]: -1.5 -> (-3072 * 2048 + 2^21) >> 22 = -1 (was -2), -0.5 -> 0.
+  CHECK(run(D::kQint8, 1, 2, 1, 4, 1, s8({0, 2})) == s8({0, 1, 2, 2}));
+  CHECK(run(D::kQint8, 1, 2, 1, 4, 1, s8({-2, 0})) == s8({-2, -1, 0, 0}));
+  // Sweep: 3x5 -> 7x4 and 4x4 -> 9x6, every flag, against the indirection and blend formulas.
+  const auto tap = [](size_t o, size_t in, size_t out, bool align, bool legacy) {
+    const int adj = align && out != 1 ? 1 : 0;
+    const float scale = float(int(in) - adj) / float(int(out) - adj);
+    float src = (align || legacy) ? float(o) * scale : float(o) * scale + (0.5f * scale - 0.5f);
+    src = std::min(std::max(src, 0.0f), float(in - 1));
+    const size_t i0 = size_t(src);
+    return std::tuple<size_t, size_t, int64_t>{i0, std::min(i0 + 1, in - 1), round_even(double((src - float(i0)) * 2048.0f))};
+  };
+  for (D d : kTypes) {
+    for (auto [ih, iw, oh, ow] : {std::array<uint32_t, 4>{3, 5, 7, 4}, std::array<uint32_t, 4>{4, 4, 9, 6}}) {
+      for (uint32_t flags : {0u, uint32_t(xnn::kAlignCorners), uint32_t(xnn::kTensorflowLegacy)}) {
+        const uint32_t c = 3;
+        std::vector<uint8_t> x(ih * iw * c);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t((i * 97 + 13) % 256);
+        const auto got = run(d, ih, iw, oh, ow, c, x, flags);
+        const bool align = flags == uint32_t(xnn::kAlignCorners), legacy = flags == uint32_t(xnn::kTensorflowLegacy);
+        for (size_t oy = 0; oy < oh; ++oy) {
+          const auto [y0, y1, wy] = tap(oy, ih, oh, align, legacy);
+          for (size_t ox = 0; ox < ow; ++ox) {
+            const auto [x0, x1, wx] = tap(ox, iw, ow, align, legacy);
+            for (size_t k = 0; k < c; ++k) {
+              auto v = [&](size_t yy, size_t xx) { return int64_t(value_of(d, x[(yy * iw + xx) * c + k])); };
+              const int64_t top = v(y0, x0) * (2048 - wx) + v(y0, x1) * wx;
+              const int64_t bottom = v(y1, x0) * (2048 - wx) + v(y1, x1) * wx;
+              const int64_t want = floor_shift(top * (2048 - wy) + bottom * wy + (int64_t(1) << 21), 22);
+              CHECK(value_of(d, got[(oy * ow + ox) * c + k]) == want);
+            }
+          }
+        }
       }
     }
   }

@@ -401,6 +401,54 @@ Status argmax_pooling(NodeCall& call) {
 
 // Bilinear resize of NHWC, half-pixel centres unless align_corners (or the
 // TensorFlow legacy mode, which maps corners by the plain ratio).
+// One output coordinate's source pixels and 11-bit weight, as XNNPACK's
+// q11 indirection computes them for 8-bit resizes (in float, then
+// round(fraction * 2048)).
+struct Q11Tap {
+  size_t first, second;
+  int32_t weight;
+};
+Q11Tap q11_tap(size_t o, size_t in_size, size_t out_size, bool align, bool legacy) {
+  const int32_t adjustment = align && out_size != 1 ? 1 : 0;
+  const float scale = float(int32_t(in_size) - adjustment) / float(int32_t(out_size) - adjustment);
+  const float max = float(in_size - 1);
+  float source;
+  if (align || legacy) {
+    source = std::fmin(float(int32_t(o)) * scale, max);
+  } else {
+    source = float(int32_t(o)) * scale + (0.5f * scale - 0.5f);
+    source = std::fmin(std::fmax(source, 0.0f), max);
+  }
+  const size_t first = size_t(int32_t(source));
+  return Q11Tap{first, std::min(first + 1, in_size - 1), int32_t(std::lrint((source - float(first)) * 0x1.0p+11f))};
+}
+
+// s8/u8 bilinear interpolation of the stored bytes (the quantization
+// parameters pass through): horizontal then vertical blends in Q11 fixed
+// point, rounded once at the end: (acc + 2^21) >> 22.
+void resize_bilinear_q8(const Slot& in, Slot& out, size_t n, size_t ih, size_t iw, size_t oh, size_t ow, size_t c,
+                        bool align, bool legacy) {
+  const Q8 q = q8_of(in);
+  for (size_t img = 0; img < n; ++img) {
+    for (size_t oy = 0; oy < oh; ++oy) {
+      const Q11Tap ty = q11_tap(oy, ih, oh, align, legacy);
+      for (size_t ox = 0; ox < ow; ++ox) {
+        const Q11Tap tx = q11_tap(ox, iw, ow, align, legacy);
+        const size_t row0 = (img * ih + ty.first) * iw, row1 = (img * ih + ty.second) * iw;
+        const size_t o = ((img * oh + oy) * ow + ox) * c;
+        for (size_t k = 0; k < c; ++k) {
+          const int32_t tl = q.at(in.data, (row0 + tx.first) * c + k), tr = q.at(in.data, (row0 + tx.second) * c + k);
+          const int32_t bl = q.at(in.data, (row1 + tx.first) * c + k), br = q.at(in.data, (row1 + tx.second) * c + k);
+          const int32_t top = tl * 2048 + (tr - tl) * tx.weight;
+          const int32_t bottom = bl * 2048 + (br - bl) * tx.weight;
+          const int32_t acc = top * 2048 + (bottom - top) * ty.weight;
+          out.data[o + k] = uint8_t((acc + (1 << 21)) >> 22);
+        }
+      }
+    }
+  }
+}
+
 Status resize_bilinear(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
@@ -408,10 +456,15 @@ Status resize_bilinear(NodeCall& call) {
   const size_t n = in.dims[0], ih = in.dims[1], iw = in.dims[2], c = in.dims[3];
   const size_t oh = call.node.new_height, ow = call.node.new_width;
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{n, oh, ow, c}));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
-  float* y = output_floats(out, call.runtime.scratch(1));
   const bool align = (call.node.flags & xnn::kAlignCorners) != 0;
   const bool legacy = (call.node.flags & xnn::kTensorflowLegacy) != 0;
+  if (is_q8(in) && in.dtype == out.dtype) {
+    if (ih == 0 || iw == 0 || oh == 0 || ow == 0) return {};
+    resize_bilinear_q8(in, out, n, ih, iw, oh, ow, c, align, legacy);
+    return {};
+  }
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
+  float* y = output_floats(out, call.runtime.scratch(1));
   auto source = [&](size_t o, size_t in_size, size_t out_size) {
     if (align) return out_size > 1 ? float(o) * float(in_size - 1) / float(out_size - 1) : 0.0f;
     const float scale = float(in_size) / float(out_size);
