@@ -507,3 +507,26 @@ TEST_CASE("xnnpack q8: bilinear resize blends bytes in Q11 fixed point, rounding
     }
   }
 }
+
+TEST_CASE("xnnpack q8: a constant pad's value is quantized as xnn_qs8_quantize does", "[xnnpack]") {
+  auto run = [](D d, QP q, float value) {
+    XnnGraphBuilder g;
+    const uint32_t in = g.input({1}, d), out = g.output({2}, d);
+    set_q(g, in, q);
+    set_q(g, out, q);
+    auto& n = g.node(T::kStaticConstantPad, {in}, {out});
+    n.pre_paddings = {1};
+    n.post_paddings = {0};
+    n.scalar = value;
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<uint8_t>({1}, {7}, st_of(d)), xnn_out({2}, st_of(d), 1)};
+    REQUIRE(run_xnn(payload, args).ok());
+    return values_of<uint8_t>(args[1]);
+  };
+  // 0.5 / 1 + 3 = 3.5 -> 4 (nearest even after the zero point; the convert path gave round(0.5) + 3 = 3).
+  CHECK(run(D::kQint8, {1.0f, 3}, 0.5f) == std::vector<uint8_t>{4, 7});
+  // 100 / 0.5 + 3 = 203 saturates to 127 (qint8), not to quint8's 255.
+  CHECK(run(D::kQint8, {0.5f, 3}, 100.0f) == std::vector<uint8_t>{127, 7});
+  CHECK(run(D::kQuint8, {0.5f, 3}, 100.0f) == std::vector<uint8_t>{203, 7});
+  CHECK(run(D::kQuint8, {0.5f, 3}, -100.0f) == std::vector<uint8_t>{0, 7});
+}

@@ -134,10 +134,13 @@ Status constant_pad(NodeCall& call) {
   std::vector<size_t> shape(rank);
   for (size_t i = 0; i < rank; ++i) shape[i] = in.dims[i] + pre[i] + post[i];
   ETKIT_TRY(call.runtime.reshape(out, shape));
-  // The padding value in the output's datatype.
+  // The padding value in the output's datatype (8-bit: xnn_qs8_quantize, as
+  // xnn_define_static_constant_pad stores it).
   std::vector<float>& one = call.runtime.scratch(0);
   std::vector<uint8_t> fill(e, 0);
-  {
+  if (is_q8(out)) {
+    fill[0] = uint8_t(quantized_bound(call.node.scalar, q8_of(out)));
+  } else {
     Slot cell = out;
     cell.dims = {};
     cell.data = fill.data();
