@@ -530,3 +530,46 @@ TEST_CASE("xnnpack q8: a constant pad's value is quantized as xnn_qs8_quantize d
   CHECK(run(D::kQuint8, {0.5f, 3}, 100.0f) == std::vector<uint8_t>{203, 7});
   CHECK(run(D::kQuint8, {0.5f, 3}, -100.0f) == std::vector<uint8_t>{0, 7});
 }
+
+TEST_CASE("xnnpack q8: maximum/minimum with a constant scalar is XNNPACK's clamp rewrite, an unbounded clamp a copy", "[xnnpack]") {
+  auto run = [](T type, QP qx, QP qc, int8_t c, const std::vector<uint8_t>& x, bool scalar_first = false) {
+    XnnGraphBuilder g;
+    const uint32_t n = uint32_t(x.size());
+    const uint32_t in = g.input({n}, D::kQint8);
+    const uint32_t k = g.constant<int8_t>({1}, {c}, D::kQint8);
+    const uint32_t out = g.output({n}, D::kQint8);
+    set_q(g, in, qx);
+    set_q(g, k, qc);
+    set_q(g, out, qx);
+    g.node(type, scalar_first ? std::vector<uint32_t>{k, in} : std::vector<uint32_t>{in, k}, {out});
+    const auto payload = g.payload();
+    std::vector<XnnArg> args = {xnn_arg<uint8_t>({int32_t(n)}, x, ScalarType::kChar), xnn_out({int32_t(n)}, ScalarType::kChar, 1)};
+    REQUIRE(run_xnn(payload, args).ok());
+    return values_of<uint8_t>(args[1]);
+  };
+  // Hand: x and output scale 0.1, constant -65 * 0.03 = -1.95 (float -1.9499999). The clamp's
+  // bound is -1.9499999 / 0.1 = -19.499998 -> -19, so max(-128, c) = -19 (the float reference
+  // maximum computed -1.9499999 * 10 = -19.5 -> -20); -10 stays -10.
+  CHECK(run(T::kMaximum, {0.1f, 0}, {0.03f, 0}, -65, s8({-128, -10})) == s8({-19, -10}));
+  CHECK(run(T::kMaximum, {0.1f, 0}, {0.03f, 0}, -65, s8({-128, -10}), true) == s8({-19, -10}));
+  // minimum: bound 20 * 0.3 / 0.1 = 60 (float 60.000004 -> 60): 100 -> 60, 5 -> 5.
+  CHECK(run(T::kMinimum, {0.1f, 0}, {0.3f, 0}, 20, s8({100, 5})) == s8({60, 5}));
+  // Over every byte against the formula: clamp(x, round(c / scale + zp)).
+  for (int8_t c : {int8_t(-100), int8_t(-7), int8_t(0), int8_t(33), int8_t(127)}) {
+    const QP qx{0.07f, 3}, qc{0.05f, -2};
+    const float cv = float(c - qc.zp) * qc.scale;
+    const auto got_max = run(T::kMaximum, qx, qc, c, all_bytes());
+    const auto got_min = run(T::kMinimum, qx, qc, c, all_bytes());
+    for (int i = 0; i < 256; ++i) {
+      const int32_t x = int8_t(i);
+      CHECK(int8_t(got_max[size_t(i)]) == std::max(x, bound_of(cv, qx, D::kQint8)));
+      CHECK(int8_t(got_min[size_t(i)]) == std::min(x, bound_of(cv, qx, D::kQint8)));
+    }
+  }
+  // A clamp without bounds is replaced by a copy: the bytes pass through even when the output's
+  // parameters differ (a requantization would have halved them).
+  CHECK(run_unary_q(T::kClamp, D::kQint8, {1.0f, 0}, D::kQint8, {2.0f, 0}, s8({-128, 5, 127})) == s8({-128, 5, 127}));
+  // With bounds and different parameters it is the reference table: 5 * 1 clamped to [-inf, 3] = 3 -> 1.5 -> 2.
+  CHECK(run_unary_q(T::kClamp, D::kQint8, {1.0f, 0}, D::kQint8, {2.0f, 0}, s8({-128, 5, 2}), 0,
+                    Clamp{true, -INFINITY, 3.0f}) == s8({-64, 2, 1}));
+}

@@ -327,7 +327,6 @@ float reference_unary(xnn::NodeType t, float x, const xnn::Node& node) {
     case T::kAbs: return std::fabs(x);
     case T::kNegate: return -x;
     case T::kSquare: return x * x;
-    case T::kClamp: return std::min(std::max(x, node.output_min), node.output_max);
     default: return x;  // Convert, Copy
   }
 }
@@ -352,6 +351,28 @@ Table reference_table(const NodeCall& call, const Q8& in, const Q8& out) {
   return table;
 }
 
+// An 8-bit clamp: between the quantized bounds when input and output share
+// their parameters (s8/u8 clamp), else XNNPACK's reference table.
+Table clamp_table(const Q8& in, const Q8& out, bool same_params, float min, float max) {
+  Table table{};
+  const int32_t lo = quantized_bound(min, out), hi = quantized_bound(max, out);
+  const float inv_scale = 1.0f / out.scale;
+  for (int b = 0; b < 256; ++b) {
+    const int32_t q = in.of(uint8_t(b));
+    table[size_t(b)] = uint8_t(same_params ? std::clamp(q, lo, hi)
+                                           : quantize_reference(std::min(std::max(dequantize_reference(q, in), min), max),
+                                                                inv_scale, float(out.zero_point), out.lo(), out.hi()));
+  }
+  return table;
+}
+
+bool same_params(const Slot& a, const Slot& b) {
+  return a.dtype == b.dtype && a.scale == b.scale && a.zero_point == b.zero_point;
+}
+
+// A constant holding one value (XNNPACK's "static scalar").
+bool is_static_scalar(const Slot& s) { return s.def && s.def->is_constant() && s.numel() == 1; }
+
 }  // namespace
 
 Result<bool> quantized_unary(NodeCall& call) {
@@ -361,12 +382,14 @@ Result<bool> quantized_unary(NodeCall& call) {
   if (!is_q8(in) || !is_q8(out) || call.node.type == T::kCopy) return false;
   const Q8 iq = q8_of(in), oq = q8_of(out);
   const bool same_type = in.dtype == out.dtype;
-  const bool same_params = same_type && in.scale == out.scale && in.zero_point == out.zero_point;
+  const float min = call.node.output_min, max = call.node.output_max;
   Table table{};
-  if (call.node.type == T::kClamp && same_params) {
-    // s8/u8 clamp between the quantized bounds.
-    const int32_t lo = quantized_bound(call.node.output_min, oq), hi = quantized_bound(call.node.output_max, oq);
-    for (int b = 0; b < 256; ++b) table[size_t(b)] = uint8_t(std::clamp(iq.of(uint8_t(b)), lo, hi));
+  if (call.node.type == T::kClamp && same_type && min == -INFINITY && max == INFINITY) {
+    // optimize_common_subgraphs_spurious_clamps makes an unbounded clamp a copy.
+    if (out.data != in.data) std::memmove(out.data, in.data, out.numel());
+    return true;
+  } else if (call.node.type == T::kClamp) {
+    table = clamp_table(iq, oq, same_params(in, out), min, max);
   } else if (call.node.type == T::kConvert && same_type) {
     ETKIT_ASSIGN_OR_RETURN(const int32_t m, multiplier8(in.scale / out.scale, false));
     for (int b = 0; b < 256; ++b) {
@@ -397,6 +420,19 @@ Result<bool> quantized_binary(NodeCall& call, std::span<const size_t> shape, std
   if (!is_q8(out) || a.dtype != out.dtype || b.dtype != out.dtype) return false;
   const Q8 aq = q8_of(a), bq = q8_of(b), oq = q8_of(out);
   const T type = call.node.type;
+  // Minimum/maximum with a constant scalar become a clamp of the other operand
+  // (optimize_common_subgraphs_min_max_to_clamp; the scalar is b unless only a is one).
+  if ((type == T::kMinimum || type == T::kMaximum) && (is_static_scalar(a) || is_static_scalar(b))) {
+    const bool b_is_arg = is_static_scalar(b);
+    const Slot& x = b_is_arg ? a : b;
+    const Slot& c = b_is_arg ? b : a;
+    if (c.dims.size() <= x.dims.size() && x.numel() == out.numel()) {
+      const float value = dequantize_reference(q8_of(c).at(c.data, 0), q8_of(c));
+      const float min = type == T::kMaximum ? value : -INFINITY, max = type == T::kMinimum ? value : INFINITY;
+      apply(clamp_table(q8_of(x), oq, same_params(x, out), min, max), x, out);
+      return true;
+    }
+  }
   AddScheme add;
   if (type == T::kAdd || type == T::kSubtract) {
     ETKIT_ASSIGN_OR_RETURN(add, AddScheme::make(aq, bq, oq, type == T::kSubtract));
