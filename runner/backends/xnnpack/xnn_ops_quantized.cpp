@@ -6,6 +6,12 @@
 // clamped to the output bounds less the zero point, rounded to nearest
 // even, plus the zero point. Padding contributes nothing (XNNPACK pads with
 // the input zero point). Bit-exact with XNNPACK's reference arithmetic.
+//
+// Below them, the 8-bit elementwise nodes with the arithmetic schemes of the
+// XNNPACK ExecuTorch pins (92a7ad50): the add's fixed-point multipliers, the
+// 8-bit multiplier of convert and leaky ReLU, the fp32 requantization (also
+// the GEMMs'), and the reference kernels' float round trip, which XNNPACK
+// runs as a 256-entry table for unary nodes. docs/xnnpack.md lists them.
 #include <algorithm>
 #include <array>
 #include <cmath>
