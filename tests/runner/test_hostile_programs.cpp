@@ -5,6 +5,8 @@
 #include <chrono>
 #include <fstream>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libcore/formats/etdump/etdump_reader.h"
@@ -232,6 +234,34 @@ TEST_CASE("the method's memory is bounded, and large arenas cost only what is to
     CHECK(e.field == "method 'forward'.non_const_buffer_sizes[1]");
     CHECK(e.message == "arena 1 of 17179869184 bytes would take the method's memory to 17179869184 bytes, beyond its "
                        "limit of 4294967296");
+  }
+  SECTION("when the system refuses the memory: a runtime error naming the arena") {
+#if defined(__SANITIZE_ADDRESS__)
+    SUCCEED("skipped under ASan, whose shadow memory needs more address space than the limit leaves");
+#else
+    // In a child whose address space is capped 256 MiB above what it uses,
+    // so the 3 GiB mapping (within the method's 4 GiB limit) fails.
+    auto p = program_with_arena(int64_t(3) << 30);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      std::ifstream statm("/proc/self/statm");
+      uint64_t total_pages = 0;
+      statm >> total_pages;
+      const rlim_t cap = rlim_t(total_pages * uint64_t(sysconf(_SC_PAGESIZE)) + (uint64_t(256) << 20));
+      const rlimit limit{cap, cap};
+      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+      auto method = load_method(p->program, "forward", {});
+      if (method.ok()) _exit(1);
+      const bool named = method.error().kind == ErrorKind::kRuntime &&
+                         method.error().message.find("out of memory for arena 1 of 3221225472 bytes") != std::string::npos;
+      _exit(named ? 0 : 2);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));  // not killed by a signal
+    CHECK(WEXITSTATUS(status) == 0);
+#endif
   }
   SECTION("arenas and unplanned tensors count together") {
     pte::ProgramBuilder b;
