@@ -13,11 +13,6 @@ using etkit::test::KernelHarness;
 
 namespace {
 
-std::string failure(const etkit::Status& s) {
-  REQUIRE_FALSE(s.ok());
-  return s.error().message;
-}
-
 }  // namespace
 
 TEST_CASE("cadence::quantized_layer_norm per tensor and with tensor parameters", "[cadence]") {
@@ -55,12 +50,12 @@ TEST_CASE("cadence::quantized_layer_norm per tensor and with tensor parameters",
   CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{1, 203, 5, 203});
 
   const size_t w3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
-  CHECK_THAT(failure(h.call("cadence::quantized_layer_norm.per_tensor_out",
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::quantized_layer_norm.per_tensor_out",
                             {xu, h.real(0.5), h.integer(10), h.int_list({2}), w3, b, h.real(0.0), h.real(1.0),
                              h.integer(3), ou, ou})),
              Catch::Contains("weight must have 2 elements"));
   const size_t zp_int = h.tensor<int32_t>(ScalarType::kInt, {1}, {10});
-  CHECK_THAT(failure(h.call("cadence::quantized_layer_norm.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::quantized_layer_norm.out",
                             {xu, scale, zp_int, h.int_list({2}), w, b, h.real(0.0), h.real(1.0), h.integer(3), ou, ou})),
              Catch::Contains("in_zero_point must be LONG"));
 }
@@ -103,12 +98,12 @@ TEST_CASE("cadence::quantized_max_pool2d NCHW: padding, ceil mode, dilation", "[
   REQUIRE(max_pool(h, "quantized_max_pool2d.out", xu, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, ou));
   CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{255});
 
-  CHECK_THAT(failure(max_pool(h, "quantized_max_pool2d.out", x, {4, 4}, {1, 1}, {0, 0}, {1, 1}, false, out)),
+  CHECK_THAT(etkit::test::error_message(max_pool(h, "quantized_max_pool2d.out", x, {4, 4}, {1, 1}, {0, 0}, {1, 1}, false, out)),
              Catch::Contains("does not fit"));
-  CHECK_THAT(failure(max_pool(h, "quantized_max_pool2d.out", x, {2}, {1, 1}, {0, 0}, {1, 1}, false, out)),
+  CHECK_THAT(etkit::test::error_message(max_pool(h, "quantized_max_pool2d.out", x, {2}, {1, 1}, {0, 0}, {1, 1}, false, out)),
              Catch::Contains("kernel_size must have 2 values"));
   const size_t xf = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1}, {1});
-  CHECK_THAT(failure(max_pool(h, "quantized_max_pool2d.out", xf, {1, 1}, {1, 1}, {0, 0}, {1, 1}, false, out)),
+  CHECK_THAT(etkit::test::error_message(max_pool(h, "quantized_max_pool2d.out", xf, {1, 1}, {1, 1}, {0, 0}, {1, 1}, false, out)),
              Catch::Contains("input must be CHAR or BYTE"));
 }
 
@@ -145,7 +140,7 @@ TEST_CASE("cadence::quantized_mul.per_tensor_out: dequantize, multiply in float,
   const size_t ou = h.out(ScalarType::kByte, {2, 2});
   REQUIRE(mul(xu, 1.0, 0, yu, 1.0, 0, 2.0, 0, ou));
   CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{10, 15, 20, 30});
-  CHECK_THAT(failure(mul(x, 1.0, 0, yu, 1.0, 0, 1.0, 0, out)), Catch::Contains("must have out's dtype"));
+  CHECK_THAT(etkit::test::error_message(mul(x, 1.0, 0, yu, 1.0, 0, 1.0, 0, out)), Catch::Contains("must have out's dtype"));
 }
 
 namespace {
@@ -202,15 +197,15 @@ TEST_CASE("cadence::avg_pool2d.out FLOAT: padding, count_include_pad, divisor_ov
 
   AvgPool bad = a;
   bad.channel_last = true;
-  CHECK_THAT(failure(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("channel_last"));
+  CHECK_THAT(etkit::test::error_message(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("channel_last"));
   bad = a;
   bad.padding = {2, 2};
-  CHECK_THAT(failure(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("padding must be at most half"));
+  CHECK_THAT(etkit::test::error_message(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("padding must be at most half"));
   bad = a;
   bad.divisor_override = 0;
-  CHECK_THAT(failure(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("divisor_override must not be 0"));
+  CHECK_THAT(etkit::test::error_message(avg_pool(h, x, bad, h.none(), out)), Catch::Contains("divisor_override must not be 0"));
   const size_t xc = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 2, 2}, {1, 2, 3, 4});
-  CHECK_THAT(failure(avg_pool(h, xc, AvgPool{}, h.none(), out)), Catch::Contains("input must be FLOAT or BYTE"));
+  CHECK_THAT(etkit::test::error_message(avg_pool(h, xc, AvgPool{}, h.none(), out)), Catch::Contains("input must be FLOAT or BYTE"));
 }
 
 TEST_CASE("cadence::avg_pool2d.out BYTE: padding taps count as the zero point, ties to even, saturation",
@@ -260,15 +255,15 @@ TEST_CASE("cadence::quantized_embedding_byte.out: per-row and per-group scales a
 
   const size_t bad_idx = h.tensor<int64_t>(ScalarType::kLong, {1}, {3});
   const size_t out1 = h.out(ScalarType::kFloat, {1, 4});
-  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, bad_idx, h.boolean(false), out1, out1})),
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, bad_idx, h.boolean(false), out1, out1})),
              Catch::Contains("indices[0] = 3 is out of range for 3 rows"));
-  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, idx, h.boolean(true), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::quantized_embedding_byte.out", {w, s, zp, idx, h.boolean(true), out, out})),
              Catch::Contains("pruned_weights must be false"));
   const size_t s3 = h.tensor<float>(ScalarType::kFloat, {3, 3}, std::vector<float>(9, 1));
-  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s3, h.none(), idx, h.boolean(false), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::quantized_embedding_byte.out", {w, s3, h.none(), idx, h.boolean(false), out, out})),
              Catch::Contains("3 groups do not divide the embedding dim 4"));
   const size_t zpu = h.tensor<uint8_t>(ScalarType::kByte, {3, 2}, {0, 0, 0, 0, 0, 0});
-  CHECK_THAT(failure(h.call("cadence::quantized_embedding_byte.out", {w, s, zpu, idx, h.boolean(false), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::quantized_embedding_byte.out", {w, s, zpu, idx, h.boolean(false), out, out})),
              Catch::Contains("weight_zero_points must have weight_scales' shape and weight's dtype"));
 }
 
@@ -282,7 +277,7 @@ TEST_CASE("cadence::where_Scalar.out picks float(self) or float(other)", "[caden
   REQUIRE(h.call("cadence::where_Scalar.out", {c, h.real(0.1), h.real(0.0), out, out}));
   CHECK(h.data<float>(out)[0] == 0.1f);
   const size_t ci = h.tensor<int32_t>(ScalarType::kInt, {2, 2}, {1, 0, 0, 1});
-  CHECK_THAT(failure(h.call("cadence::where_Scalar.out", {ci, h.real(1.0), h.real(0.0), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call("cadence::where_Scalar.out", {ci, h.real(1.0), h.real(0.0), out, out})),
              Catch::Contains("condition must be BOOL"));
 }
 
@@ -337,9 +332,9 @@ TEST_CASE("cadence::quantized_softmax over the last dim, int8 / int16, both over
   CHECK(expected16 == std::vector<int16_t>{321, 871, 2369, 6439});
   CHECK(h.data<int16_t>(outs) == expected16);
 
-  CHECK_THAT(failure(softmax(h, x, 0, 0, no_pos, 0.1, 0, 1.0 / 256, 0, out)), Catch::Contains("not the last dimension"));
+  CHECK_THAT(etkit::test::error_message(softmax(h, x, 0, 0, no_pos, 0.1, 0, 1.0 / 256, 0, out)), Catch::Contains("not the last dimension"));
   const size_t xf = h.tensor<float>(ScalarType::kFloat, {1}, {1});
-  CHECK_THAT(failure(softmax(h, xf, 0, 0, no_pos, 0.1, 0, 1.0 / 256, 0, out)),
+  CHECK_THAT(etkit::test::error_message(softmax(h, xf, 0, 0, no_pos, 0.1, 0, 1.0 / 256, 0, out)),
              Catch::Contains("input must be BYTE, CHAR or SHORT"));
 }
 
@@ -359,6 +354,6 @@ TEST_CASE("cadence::quantized_softmax causal mask: row r attends to 0..pos + r",
   // A negative pos masks everything: probability 0 everywhere, out zero point 5.
   REQUIRE(softmax(h, x, 1, 1, h.tensor<int64_t>(ScalarType::kLong, {1}, {-1}), 1.0, 7, 1.0 / 128, 5, out));
   CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>(9, 5));
-  CHECK_THAT(failure(softmax(h, x, 1, 1, h.tensor<int32_t>(ScalarType::kInt, {1}, {0}), 1.0, 7, 1.0 / 128, 0, out)),
+  CHECK_THAT(etkit::test::error_message(softmax(h, x, 1, 1, h.tensor<int32_t>(ScalarType::kInt, {1}, {0}), 1.0, 7, 1.0 / 128, 0, out)),
              Catch::Contains("pos must be SHORT or LONG"));
 }

@@ -13,11 +13,6 @@ namespace {
 
 constexpr int64_t kHalf = int64_t(1) << 30;  // Q31 multiplier 0.5
 
-std::string error_of(const etkit::Status& s) {
-  REQUIRE_FALSE(s.ok());
-  return s.error().message;
-}
-
 etkit::Status div(KernelHarness& h, size_t a, int64_t za, size_t b, int64_t zb, int64_t zo, double scale, size_t out) {
   return h.call("cortex_m::quantized_div.out",
                 {a, h.integer(za), b, h.integer(zb), h.integer(zo), h.real(scale), out, out});
@@ -66,12 +61,12 @@ TEST_CASE("cortex_m::quantized_div.out int16 and bad arguments", "[cortex_m]") {
   const size_t a8 = h.tensor<int8_t>(ScalarType::kChar, {2}, {1, 2});
   const size_t b8_3 = h.tensor<int8_t>(ScalarType::kChar, {3}, {1, 2, 3});
   const size_t out8 = h.out(ScalarType::kChar, {2});
-  CHECK_THAT(error_of(div(h, a8, 0, b8_3, 0, 0, 1.0, out8)), Catch::Contains("must have the same shape"));
-  CHECK_THAT(error_of(div(h, a8, 128, a8, 0, 0, 1.0, out8)), Catch::Contains("self_zero_point 128 out of range"));
-  CHECK_THAT(error_of(div(h, e, 0, f, 0, 0, 1.0, out8)), Catch::Contains("self must be CHAR"));
+  CHECK_THAT(etkit::test::error_message(div(h, a8, 0, b8_3, 0, 0, 1.0, out8)), Catch::Contains("must have the same shape"));
+  CHECK_THAT(etkit::test::error_message(div(h, a8, 128, a8, 0, 0, 1.0, out8)), Catch::Contains("self_zero_point 128 out of range"));
+  CHECK_THAT(etkit::test::error_message(div(h, e, 0, f, 0, 0, 1.0, out8)), Catch::Contains("self must be CHAR"));
   const size_t fo = h.out(ScalarType::kFloat, {2});
-  CHECK_THAT(error_of(div(h, a8, 0, a8, 0, 0, 1.0, fo)), Catch::Contains("out must be CHAR or SHORT"));
-  CHECK_THAT(error_of(div(h, a8, 0, a8, 0, 0, 1e300, out8)), Catch::Contains("output_scale"));
+  CHECK_THAT(etkit::test::error_message(div(h, a8, 0, a8, 0, 0, 1.0, fo)), Catch::Contains("out must be CHAR or SHORT"));
+  CHECK_THAT(etkit::test::error_message(div(h, a8, 0, a8, 0, 0, 1e300, out8)), Catch::Contains("output_scale"));
 }
 
 TEST_CASE("cortex_m::quantized_activation.out looks up lut[x + 128]", "[cortex_m]") {
@@ -87,10 +82,10 @@ TEST_CASE("cortex_m::quantized_activation.out looks up lut[x + 128]", "[cortex_m
   CHECK(h.sizes(out) == std::vector<int32_t>{2, 2});
 
   const size_t short_lut = h.tensor<int8_t>(ScalarType::kChar, {255}, std::vector<int8_t>(255, 0));
-  CHECK_THAT(error_of(h.call("cortex_m::quantized_activation.out", {x, short_lut, out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantized_activation.out", {x, short_lut, out, out})),
              Catch::Contains("lut must be [256]"));
   const size_t fx = h.tensor<float>(ScalarType::kFloat, {1}, {1});
-  CHECK_THAT(error_of(h.call("cortex_m::quantized_activation.out", {fx, lut, out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantized_activation.out", {fx, lut, out, out})),
              Catch::Contains("input must be CHAR"));
 }
 
@@ -163,11 +158,11 @@ TEST_CASE("cortex_m::quantized_transpose_conv2d.out", "[cortex_m]") {
     CHECK(h.data<int8_t>(out) == std::vector<int8_t>{1, 3, 2, 2, 4, 10, 6, 6, 3, 7, 4, 4, 3, 7, 4, 4});
     // output_padding 2 > padding 1 asks for a row past the kernel's reach: CMSIS-NN never writes it.
     c.output_padding = {2, 2};
-    CHECK_THAT(error_of(transpose_conv(h, in, w, h.none(), c, identity_m, identity_s, out)),
+    CHECK_THAT(etkit::test::error_message(transpose_conv(h, in, w, h.none(), c, identity_m, identity_s, out)),
                Catch::Contains("no output CMSIS-NN computes"));
     c.output_padding = {1, 1};
     c.dilation = {2, 2};
-    CHECK_THAT(error_of(transpose_conv(h, in, w, h.none(), c, identity_m, identity_s, out)),
+    CHECK_THAT(etkit::test::error_message(transpose_conv(h, in, w, h.none(), c, identity_m, identity_s, out)),
                Catch::Contains("dilation must be [1, 1]"));
   }
   SECTION("channels-last input and output") {
@@ -180,7 +175,7 @@ TEST_CASE("cortex_m::quantized_transpose_conv2d.out", "[cortex_m]") {
     REQUIRE(transpose_conv(h, x, w, h.none(), TransposeConv{}, identity_m, identity_s, out));
     CHECK(h.data<int8_t>(out) == std::vector<int8_t>{4, 5, 6, 7});
     const size_t w3 = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 1, 3}, {1, 1, 1});
-    CHECK_THAT(error_of(transpose_conv(h, x, w3, h.none(), TransposeConv{}, identity_m, identity_s, out)),
+    CHECK_THAT(etkit::test::error_message(transpose_conv(h, x, w3, h.none(), TransposeConv{}, identity_m, identity_s, out)),
                Catch::Contains("does not match input channels"));
   }
 }

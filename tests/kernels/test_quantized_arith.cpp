@@ -11,11 +11,6 @@ using etkit::test::KernelHarness;
 
 namespace {
 
-std::string failure(const etkit::Status& s) {
-  REQUIRE_FALSE(s.ok());
-  return s.error().message;
-}
-
 const std::string Q = "quantized_decomposed::";
 
 struct QParams {
@@ -55,14 +50,14 @@ TEST_CASE("quantized_decomposed::add.out: dequantize, add in float, quantize wit
   // ExecuTorch's precondition: every range within [0, 255], whatever the dtype.
   const size_t ca = h.tensor<int8_t>(ScalarType::kChar, {1}, {1});
   const size_t cout = h.out(ScalarType::kChar, {1});
-  CHECK_THAT(failure(add(h, ca, {1.0, 0, -128, 127}, ca, {1.0, 0, 0, 255}, {1.0, 0, 0, 255}, cout)),
+  CHECK_THAT(etkit::test::error_message(add(h, ca, {1.0, 0, -128, 127}, ca, {1.0, 0, 0, 255}, {1.0, 0, 0, 255}, cout)),
              Catch::Contains("a_quant_min -128 and a_quant_max 127 must be ordered and lie in [0, 255]"));
-  CHECK_THAT(failure(add(h, a, {1.0, 0, 0, 255}, sa, {1.0, 0, 0, 255}, {1.0, 0, 0, 255}, out)),
+  CHECK_THAT(etkit::test::error_message(add(h, a, {1.0, 0, 0, 255}, sa, {1.0, 0, 0, 255}, {1.0, 0, 0, 255}, out)),
              Catch::Contains("must have one dtype"));
   const size_t a2 = h.tensor<uint8_t>(ScalarType::kByte, {2}, {1, 2});
-  CHECK_THAT(failure(add(h, a, {1.0, 0, 0, 255}, a2, {1.0, 0, 0, 255}, {1.0, 0, 0, 255}, out)),
+  CHECK_THAT(etkit::test::error_message(add(h, a, {1.0, 0, 0, 255}, a2, {1.0, 0, 0, 255}, {1.0, 0, 0, 255}, out)),
              Catch::Contains("must have the same shape"));
-  CHECK_THAT(failure(add(h, a, {1.0, 0, 0, 255}, b, {1.0, 0, 0, 255}, {0.0, 0, 0, 255}, out)),
+  CHECK_THAT(etkit::test::error_message(add(h, a, {1.0, 0, 0, 255}, b, {1.0, 0, 0, 255}, {0.0, 0, 0, 255}, out)),
              Catch::Contains("out_scale"));
 }
 
@@ -87,11 +82,11 @@ TEST_CASE("quantized_decomposed::mixed_mm.out: per-row weight scales, FLOAT and 
   REQUIRE(h.call(Q + "mixed_mm.out", {hx, hw, hs, h.none(), hout, hout}));
   CHECK(h.data<uint16_t>(hout) == std::vector<uint16_t>{kHalf2048});
 
-  CHECK_THAT(failure(h.call(Q + "mixed_mm.out", {x, w, s, s, out, out})), Catch::Contains("weight_zero_points"));
+  CHECK_THAT(etkit::test::error_message(h.call(Q + "mixed_mm.out", {x, w, s, s, out, out})), Catch::Contains("weight_zero_points"));
   const size_t s2 = h.tensor<float>(ScalarType::kFloat, {2}, {1, 1});
-  CHECK_THAT(failure(h.call(Q + "mixed_mm.out", {x, w, s2, h.none(), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call(Q + "mixed_mm.out", {x, w, s2, h.none(), out, out})),
              Catch::Contains("weight_scales must be [3]"));
-  CHECK_THAT(failure(h.call(Q + "mixed_mm.out", {x, w, hs, h.none(), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call(Q + "mixed_mm.out", {x, w, hs, h.none(), out, out})),
              Catch::Contains("weight_scales must have input's dtype"));
 }
 
@@ -137,11 +132,11 @@ TEST_CASE("quantized_decomposed::mixed_linear.out: groups, out dtype, ExecuTorch
   REQUIRE(h.call(Q + "mixed_linear.out", {xhh, wh, shh, h.none(), h.none(), hout, hout}));
   CHECK(h.data<uint16_t>(hout) == std::vector<uint16_t>{kHalf2048});
 
-  CHECK_THAT(failure(h.call(Q + "mixed_linear.out", {x, w, s1, h.none(), h.integer(int64_t(ScalarType::kHalf)), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call(Q + "mixed_linear.out", {x, w, s1, h.none(), h.integer(int64_t(ScalarType::kHalf)), out, out})),
              Catch::Contains("does not match out dtype"));
-  CHECK_THAT(failure(h.call(Q + "mixed_linear.out", {x, w, s1, s1, h.none(), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call(Q + "mixed_linear.out", {x, w, s1, s1, h.none(), out, out})),
              Catch::Contains("weight_zero_points"));
   const size_t w3 = h.tensor<int8_t>(ScalarType::kChar, {2, 3}, {1, 1, 1, 1, 1, 1});
-  CHECK_THAT(failure(h.call(Q + "mixed_linear.out", {x, w3, s1, h.none(), h.none(), out, out})),
+  CHECK_THAT(etkit::test::error_message(h.call(Q + "mixed_linear.out", {x, w3, s1, h.none(), h.none(), out, out})),
              Catch::Contains("must have 4 columns"));
 }
