@@ -11,10 +11,6 @@
 using etkit::ScalarType;
 using etkit::test::KernelHarness;
 
-namespace {
-
-}  // namespace
-
 TEST_CASE("cadence::quantized_layer_norm per tensor and with tensor parameters", "[cadence]") {
   KernelHarness h;
   // in_scale 0.5, zero point 10. Row [10, 14] dequantizes to [0, 2]: mean 1, variance 1;
