@@ -273,6 +273,18 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {2, 4, 1, 20, 6, 1, 5, 1, 3, 0, 2, 1, 2, 2, true, true, false, false},    // 1-D
       {1, 3, 1, 9, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, false, true, false, false},    // 1-D 1x1
       {1, 40, 12, 12, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false}, // > one GEMM tile
+      // Depthwise rows long enough for the vector loops, with odd tails:
+      // widths 45 (32 + 8 + 5), 38 and 41 under stride, padding, dilation.
+      {1, 5, 9, 45, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5, true, false, false, false},
+      {2, 4, 15, 75, 4, 3, 3, 2, 2, 1, 1, 1, 1, 4, false, false, false, false},
+      {1, 3, 20, 41, 3, 5, 5, 1, 3, 2, 2, 2, 1, 3, true, false, false, false},
+      {1, 3, 8, 40, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3, true, false, false, false},    // depthwise x2, wide
+      {1, 6, 8, 20, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, true, false, false, true},     // NCHW in, NHWC out
+      {1, 6, 8, 20, 6, 3, 3, 2, 2, 1, 1, 1, 1, 6, true, false, true, false},     // NHWC in, NCHW out
+      {1, 4, 1, 50, 4, 1, 3, 1, 2, 0, 1, 1, 1, 4, true, true, false, false},     // 1-D depthwise
+      // Depthwise NHWC: 37 and 45 channels (vector blocks of 32 and 8, tail 5).
+      {1, 37, 7, 9, 37, 3, 3, 2, 1, 1, 1, 1, 1, 37, false, false, true, true},
+      {2, 45, 8, 8, 45, 3, 3, 1, 1, 2, 2, 2, 2, 45, true, false, true, true},
       // im2col beyond its 4 Mi-float budget (144 x 32400), done in row chunks
       {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
       {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},

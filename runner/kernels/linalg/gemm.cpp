@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runner/kernels/linalg/cpu.h"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define ETKIT_GEMM_AVX2 1
@@ -96,8 +98,12 @@ inline void micro_kernel_portable(int64_t kc, const float* __restrict a, const f
 #ifdef ETKIT_GEMM_AVX2
 // The same with the 6x16 tile held in twelve ymm registers and fused
 // multiply-add; only called after a CPU check.
+// With `c` set (a full tile) it adds alpha * tile into C directly: for the
+// shallow products of convolutions (depth 25 or 27) a round trip through
+// `acc` and a scalar update cost about as much as the products themselves.
 __attribute__((target("avx2,fma"))) inline void micro_kernel_avx2(int64_t kc, const float* __restrict a,
-                                                                    const float* __restrict b, float* __restrict acc) {
+                                                                    const float* __restrict b, float* __restrict acc,
+                                                                    float* __restrict c, int64_t ldc, float alpha) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(), c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps(), c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
@@ -122,6 +128,16 @@ __attribute__((target("avx2,fma"))) inline void micro_kernel_avx2(int64_t kc, co
     x = _mm256_broadcast_ss(ap + 5);
     c50 = _mm256_fmadd_ps(x, b0, c50);
     c51 = _mm256_fmadd_ps(x, b1, c51);
+  }
+  if (c) {
+    const __m256 va = _mm256_set1_ps(alpha);
+    const __m256 t[kMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+    for (int64_t r = 0; r < kMr; ++r) {
+      float* row = c + r * ldc;
+      _mm256_storeu_ps(row, _mm256_fmadd_ps(va, t[r][0], _mm256_loadu_ps(row)));
+      _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(va, t[r][1], _mm256_loadu_ps(row + 8)));
+    }
+    return;
   }
   _mm256_storeu_ps(acc + 0, c00);
   _mm256_storeu_ps(acc + 8, c01);
@@ -166,7 +182,11 @@ __attribute__((always_inline)) inline void blocks(const Problem& pr) {
           for (int64_t i = 0; i < mc; i += kMr) {
 #ifdef ETKIT_GEMM_AVX2
             if constexpr (kFma) {
-              micro_kernel_avx2(kc, packed_a.data() + i * kc, packed_b.data() + j * kc, acc);
+              const bool full = i + kMr <= mc && j + kNr <= nc;
+              float* c_tile = pr.c + (i0 + i) * pr.ldc + j0 + j;
+              micro_kernel_avx2(kc, packed_a.data() + i * kc, packed_b.data() + j * kc, acc, full ? c_tile : nullptr,
+                                pr.ldc, pr.alpha);
+              if (full) continue;
             } else {
               micro_kernel_portable(kc, packed_a.data() + i * kc, packed_b.data() + j * kc, acc);
             }
@@ -189,10 +209,6 @@ __attribute__((always_inline)) inline void blocks(const Problem& pr) {
 // The same loops compiled for AVX2 with fused multiply-add; chosen at run
 // time when the CPU has both (the default build targets baseline x86-64).
 __attribute__((target("avx2,fma"))) void blocks_avx2_fma(const Problem& pr) { blocks<true>(pr); }
-bool cpu_has_avx2_fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
 #endif
 
 }  // namespace
