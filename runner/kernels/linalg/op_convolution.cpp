@@ -14,6 +14,7 @@
 #include "runner/kernels/linalg/gemm.h"
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/linalg/linalg_util.h"
+#include "runner/kernels/linalg/strided_copy.h"
 
 namespace etkit::rt::kernels::linalg {
 namespace {
@@ -94,6 +95,8 @@ void im2col(const ConvGeometry& g, const float* in, const Strides4& is, int64_t 
           std::fill(col, col + lo, 0.0f);
           if (is.x == 1 && g.sw == 1) {
             std::copy(row + lo + x_off, row + hi + x_off, col + lo);
+          } else if (is.x == 1 && g.sw == 2) {
+            copy_stride2(row + lo * 2 + x_off, col + lo, hi - lo);
           } else {
             for (int64_t ox = lo; ox < hi; ++ox) col[ox] = row[(ox * g.sw + x_off) * is.x];
           }
