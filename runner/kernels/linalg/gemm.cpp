@@ -98,12 +98,15 @@ inline void micro_kernel_portable(int64_t kc, const float* __restrict a, const f
 #ifdef ETKIT_GEMM_AVX2
 // The same with the 6x16 tile held in twelve ymm registers and fused
 // multiply-add; only called after a CPU check.
-// With `c` set (a full tile) it adds alpha * tile into C directly: for the
-// shallow products of convolutions (depth 25 or 27) a round trip through
-// `acc` and a scalar update cost about as much as the products themselves.
+// With `c` set (a full tile) it adds alpha * tile into C directly, or
+// stores it when `overwrite` (the first depth block of a beta = 0 product,
+// so C is never zero-filled first): for the shallow products of
+// convolutions (depth 25 or 27) a round trip through `acc` and a scalar
+// update cost about as much as the products themselves.
 __attribute__((target("avx2,fma"))) inline void micro_kernel_avx2(int64_t kc, const float* __restrict a,
                                                                     const float* __restrict b, float* __restrict acc,
-                                                                    float* __restrict c, int64_t ldc, float alpha) {
+                                                                    float* __restrict c, int64_t ldc, float alpha,
+                                                                    bool overwrite) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(), c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps(), c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
@@ -134,8 +137,13 @@ __attribute__((target("avx2,fma"))) inline void micro_kernel_avx2(int64_t kc, co
     const __m256 t[kMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
     for (int64_t r = 0; r < kMr; ++r) {
       float* row = c + r * ldc;
-      _mm256_storeu_ps(row, _mm256_fmadd_ps(va, t[r][0], _mm256_loadu_ps(row)));
-      _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(va, t[r][1], _mm256_loadu_ps(row + 8)));
+      if (overwrite) {
+        _mm256_storeu_ps(row, _mm256_mul_ps(va, t[r][0]));
+        _mm256_storeu_ps(row + 8, _mm256_mul_ps(va, t[r][1]));
+      } else {
+        _mm256_storeu_ps(row, _mm256_fmadd_ps(va, t[r][0], _mm256_loadu_ps(row)));
+        _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(va, t[r][1], _mm256_loadu_ps(row + 8)));
+      }
     }
     return;
   }
@@ -157,6 +165,7 @@ __attribute__((target("avx2,fma"))) inline void micro_kernel_avx2(int64_t kc, co
 struct Problem {
   int64_t m, n, k;
   float alpha;
+  bool overwrite;  // beta == 0: the first depth block stores rather than adds
   MatrixView a, b;
   float* c;
   int64_t ldc;
@@ -185,7 +194,7 @@ __attribute__((always_inline)) inline void blocks(const Problem& pr) {
               const bool full = i + kMr <= mc && j + kNr <= nc;
               float* c_tile = pr.c + (i0 + i) * pr.ldc + j0 + j;
               micro_kernel_avx2(kc, packed_a.data() + i * kc, packed_b.data() + j * kc, acc, full ? c_tile : nullptr,
-                                pr.ldc, pr.alpha);
+                                pr.ldc, pr.alpha, pr.overwrite && p0 == 0);
               if (full) continue;
             } else {
               micro_kernel_portable(kc, packed_a.data() + i * kc, packed_b.data() + j * kc, acc);
@@ -196,7 +205,11 @@ __attribute__((always_inline)) inline void blocks(const Problem& pr) {
             const int64_t rows = std::min(kMr, mc - i), cols = std::min(kNr, nc - j);
             for (int64_t r = 0; r < rows; ++r) {
               float* out = pr.c + (i0 + i + r) * pr.ldc + j0 + j;
-              for (int64_t col = 0; col < cols; ++col) out[col] += pr.alpha * acc[r * kNr + col];
+              if (pr.overwrite && p0 == 0) {
+                for (int64_t col = 0; col < cols; ++col) out[col] = pr.alpha * acc[r * kNr + col];
+              } else {
+                for (int64_t col = 0; col < cols; ++col) out[col] += pr.alpha * acc[r * kNr + col];
+              }
             }
           }
         }
@@ -215,8 +228,10 @@ __attribute__((target("avx2,fma"))) void blocks_avx2_fma(const Problem& pr) { bl
 
 void sgemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixView a, MatrixView b, float beta, float* c,
            int64_t ldc) {
-  // Scale C by beta first; the blocks then accumulate into it.
-  for (int64_t i = 0; i < m; ++i) {
+  // Scale C by beta first; the blocks then accumulate into it. With beta
+  // 0 and some depth the first depth block overwrites C instead.
+  const bool overwrite = beta == 0.0f && k > 0;
+  for (int64_t i = 0; i < m && !overwrite; ++i) {
     float* row = c + i * ldc;
     if (beta == 0.0f) {
       std::fill(row, row + n, 0.0f);
@@ -225,7 +240,7 @@ void sgemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixView a, MatrixVie
     }
   }
   if (k == 0 || m == 0 || n == 0) return;
-  const Problem problem{m, n, k, alpha, a, b, c, ldc};
+  const Problem problem{m, n, k, alpha, overwrite, a, b, c, ldc};
 #ifdef ETKIT_GEMM_AVX2
   if (cpu_has_avx2_fma()) {
     blocks_avx2_fma(problem);
