@@ -7,6 +7,7 @@
 // through strides); out may be contiguous or channels-last, in which case
 // the GEMM computes the transposed product straight into it.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -72,6 +73,18 @@ int64_t chunk_rows(int64_t per_row, int64_t rows) {
   return std::min(rows, std::max<int64_t>(1, kColumnBudget / std::max<int64_t>(1, per_row)));
 }
 
+// Copies one row of floats; the rows of small images (LeNet's 28 floats)
+// are too short for a memmove call, so those go in 16-byte moves.
+inline void copy_row(const float* src, int64_t n, float* dst) {
+  if (n > 64) {
+    std::memcpy(dst, src, size_t(n) * sizeof(float));
+    return;
+  }
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) std::memcpy(dst + i, src + i, 4 * sizeof(float));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 // columns[(c, ky, kx), (oy - oy0, ox)] = input[c, oy*sh - ph + ky*dh, ox*sw - pw + kx*dw]
 // (zero outside the input) for output rows [oy0, oy0 + rows) of one image
 // and group; `in` points at its first channel.
@@ -94,7 +107,7 @@ void im2col(const ConvGeometry& g, const float* in, const Strides4& is, int64_t 
           const float* row = in + c * is.c + y * is.y;
           std::fill(col, col + lo, 0.0f);
           if (is.x == 1 && g.sw == 1) {
-            std::copy(row + lo + x_off, row + hi + x_off, col + lo);
+            copy_row(row + lo + x_off, hi - lo, col + lo);
           } else if (is.x == 1 && g.sw == 2) {
             copy_stride2(row + lo * 2 + x_off, col + lo, hi - lo);
           } else {
