@@ -274,6 +274,11 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {2, 4, 1, 20, 6, 1, 5, 1, 3, 0, 2, 1, 2, 2, true, true, false, false},    // 1-D
       {1, 3, 1, 9, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, false, true, false, false},    // 1-D 1x1
       {1, 40, 12, 12, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false}, // > one GEMM tile
+      // One input channel, one group (LeNet's first layer): the direct
+      // plane loop with a multiplier; rows of 28 (one block of overlapping
+      // vectors) and 15.
+      {1, 1, 32, 32, 6, 5, 5, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},
+      {2, 1, 12, 30, 4, 3, 3, 2, 1, 1, 2, 1, 2, 1, false, false, false, true},
       // Stride-2 im2col rows long enough for its vector copy (21 and 25 wide).
       {1, 3, 9, 41, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
       {1, 2, 7, 50, 4, 3, 3, 1, 2, 0, 2, 1, 2, 1, false, false, false, false},

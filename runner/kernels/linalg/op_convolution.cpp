@@ -2,7 +2,8 @@
 // padding, dilation, optional bias), plain and transposed. float32 is
 // lowered to GEMM: the weight as a [Cout/groups, Cin/groups*kH*kW] matrix
 // times the im2col matrix of the input (skipped for 1x1 kernels, whose input
-// already is that matrix); depthwise convolutions run directly. Other real
+// already is that matrix); convolutions with one input channel per group
+// (depthwise, single-channel images) run directly. Other real
 // dtypes run a plain loop. Inputs and weights may have any dim order (read
 // through strides); out may be contiguous or channels-last, in which case
 // the GEMM computes the transposed product straight into it.
@@ -173,7 +174,10 @@ void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight
   thread_local std::vector<float> weight_scratch, columns;
   const float* wmat = weight_matrix(weight, weight_scratch);
   const Strides4 is = strides4(input), os = strides4(out);
-  if (g.cin_g() == 1 && g.groups > 1) {
+  // One input channel per group: depthwise, and single-channel inputs such
+  // as LeNet's first layer (a GEMM of depth kH*kW over a few rows, where
+  // im2col and packing cost about as much as the products).
+  if (g.cin_g() == 1) {
     if (pixel_major_out && is.c == 1 && g.cout_g() == 1) {
       depthwise_channels_last(g, input, wmat, bias, out);
     } else {
