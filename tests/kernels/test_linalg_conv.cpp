@@ -291,6 +291,10 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {1, 6, 8, 20, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, true, false, false, true},     // NCHW in, NHWC out
       {1, 6, 8, 20, 6, 3, 3, 2, 2, 1, 1, 1, 1, 6, true, false, true, false},     // NHWC in, NCHW out
       {1, 4, 1, 50, 4, 1, 3, 1, 2, 0, 1, 1, 1, 4, true, true, false, false},     // 1-D depthwise
+      // Depthwise with padding and dilation far beyond the plane (the taps
+      // inside the input only: a padded copy would be 2e6 x 2e6 floats).
+      {1, 2, 5, 6, 2, 3, 3, 1, 1, 1000000, 1000000, 1000000, 1000000, 2, true, false, false, false},
+      {1, 2, 5, 6, 2, 3, 3, 1, 1, 1000000, 1000000, 1000000, 1000000, 2, true, false, true, true},
       // Depthwise NHWC: 37 and 45 channels (vector blocks of 32 and 8, tail 5).
       {1, 37, 7, 9, 37, 3, 3, 2, 1, 1, 1, 1, 1, 37, false, false, true, true},
       {2, 45, 8, 8, 45, 3, 3, 1, 1, 2, 2, 2, 2, 45, true, false, true, true},

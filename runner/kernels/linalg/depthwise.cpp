@@ -94,10 +94,47 @@ struct Ops {
 }  // namespace baseline
 #endif
 
+// Outputs one at a time over the taps inside the input only: for windows
+// whose padding or dilation dwarfs the plane (a hostile program's), where
+// the padded copy would cost far more than the input and output hold.
+void plane_sparse(const DepthwiseWindow& g, const float* in, int64_t in_row, int64_t in_col, const float* weights,
+                  float bias, float* out, int64_t out_row, int64_t out_col) {
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const int64_t y0 = oy * g.sh - g.ph;
+    const int64_t ky0 = y0 >= 0 ? 0 : std::min(g.kh, (-y0 + g.dh - 1) / g.dh);
+    const int64_t ky1 = std::max(ky0, y0 >= g.h ? 0 : std::min(g.kh, (g.h - 1 - y0) / g.dh + 1));
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      const int64_t x0 = ox * g.sw - g.pw;
+      const int64_t kx0 = x0 >= 0 ? 0 : std::min(g.kw, (-x0 + g.dw - 1) / g.dw);
+      const int64_t kx1 = std::max(kx0, x0 >= g.w ? 0 : std::min(g.kw, (g.w - 1 - x0) / g.dw + 1));
+      float a = bias;
+      for (int64_t ky = ky0; ky < ky1; ++ky) {
+        for (int64_t kx = kx0; kx < kx1; ++kx) {
+          a += weights[ky * g.kw + kx] * in[(y0 + ky * g.dh) * in_row + (x0 + kx * g.dw) * in_col];
+        }
+      }
+      out[oy * out_row + ox * out_col] = a;
+    }
+  }
+}
+
+// Whether the padded, phase-split copy of the plane stays within a few
+// times what the input and output planes hold (computed in double: the
+// window's extents can be near 2^62 each).
+bool padded_copy_fits(const DepthwiseWindow& g) {
+  const double rows = double(g.oh - 1) * double(g.sh) + double(g.kh - 1) * double(g.dh) + 1;
+  const double cols = double(g.ow - 1) * double(g.sw) + double(g.kw - 1) * double(g.dw) + 1 + double(g.sw);
+  return rows * cols <= 4.0 * (double(g.h) * double(g.w) + double(g.oh) * double(g.ow)) + 4096.0;
+}
+
 }  // namespace
 
 void depthwise_plane(const DepthwiseWindow& g, const float* in, int64_t in_row, int64_t in_col, const float* weights,
                      float bias, float* out, int64_t out_row, int64_t out_col, std::vector<float>& scratch) {
+  if (!padded_copy_fits(g)) {
+    plane_sparse(g, in, in_row, in_col, weights, bias, out, out_row, out_col);
+    return;
+  }
 #ifdef ETKIT_DEPTHWISE_X86
   if (cpu_has_avx2_fma()) {
     avx2::plane(g, in, in_row, in_col, weights, bias, out, out_row, out_col, scratch);
