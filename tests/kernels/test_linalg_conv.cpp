@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "runner/kernels/linalg/strided_copy.h"
+#include "runner/kernels/linalg/copy_stride2.h"
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;

@@ -16,7 +16,7 @@
 #include "runner/kernels/linalg/gemm.h"
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/linalg/linalg_util.h"
-#include "runner/kernels/linalg/strided_copy.h"
+#include "runner/kernels/linalg/copy_stride2.h"
 
 namespace etkit::rt::kernels::linalg {
 namespace {

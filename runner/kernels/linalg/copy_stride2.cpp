@@ -1,4 +1,4 @@
-#include "runner/kernels/linalg/strided_copy.h"
+#include "runner/kernels/linalg/copy_stride2.h"
 
 #include "runner/kernels/linalg/cpu.h"
 
