@@ -657,3 +657,31 @@ TEST_CASE("cadence::quantized_conv2d: zero points narrowed as the reference narr
   CHECK(conv1d({0, 1}) == std::vector<int8_t>{8, 10, 12, 10});
   CHECK(conv1d({1, 1}) == std::vector<int8_t>{7, 7, 7, 7});
 }
+
+// Sums that float cannot hold exactly: the reference's float accumulator
+// rounds at each step, so the result depends on its order and differs from
+// the exact sum. (Below 2^24 the kernel sums in integers, which gives the
+// same bits; here it must not.) Two terms of 65535 * 255 take the sum past
+// 2^25, where float's step is 4, then 4000 terms of 3 each round to 4:
+// float ends at 33438848 (16327.56 x 2048, quantized 16328) where the exact
+// sum is 33434850 (16325.61 x 2048, quantized 16326).
+TEST_CASE("cadence::quantized_conv2d: sums beyond 2^24 round as the reference's float loop does", "[cadence]") {
+  const int64_t taps = 4002;
+  const Case k{1, 1, 1, taps, 1, 1, taps, 1, 1, 1, 0, 0, 1, 1, -32768, -128, 0, 1.0, 2048.0, -32768, 32767};
+  std::vector<int64_t> x(size_t(taps), -32768 + 3), w(size_t(taps), -127);
+  x[0] = x[1] = 32767;
+  w[0] = w[1] = 127;
+  float acc = 0.f;  // the reference's loop: float(bias), then term after term
+  int64_t exact = 0;
+  for (int64_t i = 0; i < taps; ++i) {
+    const int64_t term = (x[size_t(i)] - k.in_zp) * (w[size_t(i)] - k.w_zp);
+    acc += static_cast<float>(term);
+    exact += term;
+  }
+  REQUIRE(acc == 33438848.f);
+  REQUIRE(exact == 33434850);
+  CHECK(run({"cadence::quantized_conv2d_nchw.per_tensor_out"}, k, ScalarType::kShort, ScalarType::kChar,
+            ScalarType::kShort, x, w, {0}) == std::vector<int64_t>{16328});
+  CHECK(run({"cadence::quantized_conv2d_nhwc.per_tensor_out", true, false, Params::kPerTensorOffset}, k,
+            ScalarType::kShort, ScalarType::kChar, ScalarType::kShort, x, w, {0}) == std::vector<int64_t>{16328});
+}

@@ -30,7 +30,9 @@
 //    entries of stride/padding/dilation for W (a non-zero first padding then
 //    drops every term, as in the reference); the conv1d ops use the last
 //    entry of each list.
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <utility>
 #include <string>
 #include <vector>
@@ -138,6 +140,102 @@ int64_t narrow_to(ScalarType t, int32_t v) {
   }
 }
 
+// The reference sums in float, term after term, from float(bias). When
+// |bias| + taps * max|x - in_zp| * max|w - w_zp| <= 2^24, every product and
+// every partial sum is an integer that float represents exactly, so that
+// float sum equals the integer sum, in any order: the convolution can then
+// sum in int32 with the bits of the reference's result. Per output row, the
+// taps are gathered once into a column buffer (zero where padding) that every
+// output channel of the group sweeps with a vectorizable loop: the term by
+// term float loop ran a 7x7 stem over 224x224x3 at 0.5 GMAC/s.
+struct IntegerConv {
+  const math::Reader<int64_t>& read_in;
+  const math::Reader<int64_t>& read_w;
+  const math::Reader<int64_t>& read_bias;
+  const math::Writer<int64_t>& write;
+  const Indexer &in, &wi, &o;
+  int64_t n, h, w, oc, oh, ow, groups, icpg, kh, kw, s0, s1, p0, p1, d0, d1;
+  int64_t in_zero, w_zero, out_zero;
+  Range range;
+  float bias_scale, inv_out_scale;
+  int64_t input_numel, weight_numel, bias_stride;
+
+  static constexpr int64_t kExactLimit = int64_t(1) << 24;
+  static constexpr int64_t kMaxColumnElements = int64_t(1) << 22;  // 16 MiB of int32 per output row
+
+  int64_t taps() const { return icpg * kh * kw; }
+
+  bool exact() const {
+    if (taps() * ow > kMaxColumnElements) return false;
+    int64_t max_x = 0, max_w = 0, max_bias = 0;
+    for (int64_t i = 0; i < input_numel; ++i) max_x = std::max(max_x, std::abs(read_in(i) - in_zero));
+    for (int64_t i = 0; i < weight_numel; ++i) max_w = std::max(max_w, std::abs(read_w(i) - w_zero));
+    for (int64_t i = 0; i < oc; ++i) max_bias = std::max(max_bias, std::abs(read_bias(i * bias_stride)));
+    // Each factor is below 2^33 (int32 values less int32 zero points): the
+    // products are checked against the limit one factor at a time.
+    if (max_bias > kExactLimit) return false;
+    const int64_t room = kExactLimit - max_bias;
+    if (max_x == 0 || max_w == 0) return true;
+    return max_x <= room / max_w && taps() <= room / (max_x * max_w);
+  }
+
+  void run() const {
+    const int64_t ocpg = oc / groups, t = taps();
+    std::vector<int32_t> weights(size_t(oc * t));
+    for (int64_t oo = 0; oo < oc; ++oo) {
+      int32_t* row = weights.data() + oo * t;
+      for (int64_t ic = 0; ic < icpg; ++ic) {
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          for (int64_t kx = 0; kx < kw; ++kx) *row++ = int32_t(read_w(wi.at(oo, ic, ky, kx)) - w_zero);
+        }
+      }
+    }
+    std::vector<int32_t> column(static_cast<size_t>(t * ow));
+    std::vector<int32_t> acc(static_cast<size_t>(ow));
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t g = 0; g < groups; ++g) {
+        for (int64_t y = 0; y < oh; ++y) {
+          gather_row(b, g * icpg, y, column.data());
+          for (int64_t oo = g * ocpg; oo < (g + 1) * ocpg; ++oo) {
+            std::fill(acc.begin(), acc.end(), int32_t(read_bias(oo * bias_stride)));
+            const int32_t* wrow = weights.data() + oo * t;
+            for (int64_t k = 0; k < t; ++k) {
+              const int32_t wv = wrow[k];
+              if (wv == 0) continue;
+              const int32_t* col = column.data() + k * ow;
+              int32_t* a = acc.data();
+              for (int64_t x = 0; x < ow; ++x) a[x] += wv * col[x];
+            }
+            for (int64_t x = 0; x < ow; ++x) {
+              const float sum = static_cast<float>(acc[size_t(x)]);
+              write(o.at(b, oo, y, x), quantize_value(bias_scale * sum, inv_out_scale, int32_t(out_zero), range));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // column[k * ow + x] = x - in_zero under tap k of output (y, x); 0 in padding.
+  void gather_row(int64_t b, int64_t first_ic, int64_t y, int32_t* column) const {
+    for (int64_t ic = 0; ic < icpg; ++ic) {
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const int64_t iy = y * s0 + d0 * ky - p0;
+        for (int64_t kx = 0; kx < kw; ++kx, column += ow) {
+          if (iy < 0 || iy >= h) {
+            std::fill(column, column + ow, 0);
+            continue;
+          }
+          for (int64_t x = 0; x < ow; ++x) {
+            const int64_t ix = x * s1 + d1 * kx - p1;
+            column[x] = ix < 0 || ix >= w ? 0 : int32_t(read_in(in.at(b, first_ic + ic, iy, ix)) - in_zero);
+          }
+        }
+      }
+    }
+  }
+};
+
 // (input, weight, bias, stride, padding, dilation, groups, ...): the
 // convolution once the quantization parameters are read.
 Status conv(KernelContext& ctx, ConvVariant v, std::span<EValue* const> args, const QuantParams& q, Tensor& out) {
@@ -207,6 +305,17 @@ Status conv(KernelContext& ctx, ConvVariant v, std::span<EValue* const> args, co
   const Writer<int64_t> write(out);
   const int64_t ocpg = oc / groups, icpg = c / groups;
   const int64_t s0 = stride[0], s1 = stride[1], p0 = padding[0], p1 = padding[1], d0 = dilation[0], d1 = dilation[1];
+
+  IntegerConv fast{.read_in = read_in, .read_w = read_w, .read_bias = read_bias, .write = write, .in = in, .wi = wi,
+                   .o = o, .n = n, .h = h, .w = w, .oc = oc, .oh = oh, .ow = ow, .groups = groups, .icpg = icpg,
+                   .kh = kh, .kw = kw, .s0 = s0, .s1 = s1, .p0 = p0, .p1 = p1, .d0 = d0, .d1 = d1,
+                   .in_zero = in_zero, .w_zero = w_zero, .out_zero = out_zero, .range = range,
+                   .bias_scale = q.bias_scale, .inv_out_scale = inv_out_scale,
+                   .input_numel = input->numel(), .weight_numel = weight->numel(), .bias_stride = bias->strides()[0]};
+  if (fast.exact()) {
+    fast.run();
+    return {};
+  }
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t oo = 0; oo < oc; ++oo) {
       const int64_t first_ic = (oo / ocpg) * icpg;
