@@ -9,7 +9,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "examples/demo_models.h"
+#include "libcore/formats/program/program_builder.h"
 #include "libcore/formats/program/program_reader.h"
+#include "libcore/formats/program/program_writer.h"
 #include "runner/executor.h"
 
 using namespace etkit;
@@ -76,6 +79,43 @@ BENCHMARK(BM_MaxPool2dFixture)->Unit(benchmark::kMicrosecond);
 // _softmax.out on [2, 4096] along the last dim: 32 KiB in, 32 KiB out.
 void BM_SoftmaxFixture(benchmark::State& state) { run_fixture(state, "pte/softmax.pte", 2.0 * 2 * 4096 * 4); }
 BENCHMARK(BM_SoftmaxFixture)->Unit(benchmark::kMicrosecond);
+
+// addmm.out as LeNet's first fully connected layer: [1, 400] @ [400, 120]
+// plus a [120] bias, the weight a contiguous [400, 120] (the program
+// permutes it into the planned arena first).
+void BM_AddmmLeNetFc1(benchmark::State& state) {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1, 400});
+  const int32_t w = m.add_constant_tensor({400, 120}, demo::weights(400 * 120, 5, 0.05f));
+  const int32_t bias = m.add_constant_tensor({120}, demo::weights(120, 6, 0.1f));
+  const int32_t out = m.add_planned_tensor(ScalarType::kFloat, {1, 120});
+  m.kernel_call("aten::addmm", "out", {bias, x, w, m.add_int(1), m.add_int(1), out, out});
+  m.set_inputs({x});
+  m.set_outputs({out});
+  auto bytes = pte::write_program(b.build());
+  if (!bytes) {
+    state.SkipWithError(bytes.error().describe().c_str());
+    return;
+  }
+  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  auto method = load_method(program.value(), "forward", options);
+  if (!method) {
+    state.SkipWithError(method.error().describe().c_str());
+    return;
+  }
+  const auto in = demo::weights(400, 3, 1.0f);
+  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, 400},
+                                         ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
+  for (auto _ : state) {
+    Status s = execute(*method.value());
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  state.SetBytesProcessed(int64_t((400.0 * 120 + 400 + 2 * 120) * 4 * double(state.iterations())));
+}
+BENCHMARK(BM_AddmmLeNetFc1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
