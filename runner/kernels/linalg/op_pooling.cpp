@@ -119,6 +119,23 @@ Taps taps_inside(int64_t origin, int64_t kernel, int64_t dilation, int64_t size)
   return {begin, std::max(begin, end), origin + begin * dilation};
 }
 
+// The running maximum of one window and its flat position in the plane.
+// It starts at -inf (lowest for integers) and the window's first position
+// inside the input, which PyTorch reports when no element beats -inf.
+template <typename T>
+struct Best {
+  T value;
+  int64_t index;
+  void consider(T v, int64_t position) {
+    bool take = v > value;
+    if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);  // NaN propagates
+    // Selects rather than branches: which tap wins is data-dependent and a
+    // mispredicted branch costs more than the select.
+    value = take ? v : value;
+    index = take ? position : index;
+  }
+};
+
 // UnitX: the input's W stride is 1 (contiguous rows), so the compiler sees
 // consecutive loads.
 template <typename T, bool UnitX>
@@ -137,29 +154,48 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
       int64_t* idx_plane = index_out + n * idx.sn + c * idx.sc;
       for (int64_t oy = 0; oy < out.h; ++oy) {
         const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
-        for (int64_t ox = 0; ox < out.w; ++ox) {
+        const auto single = [&](int64_t ox) {
           const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
-          T best = lowest;
-          // PyTorch reports the window's first position inside the input
-          // when no element beats -inf.
-          int64_t best_index = rows.first * in.w + xs.first;
+          Best<T> best{lowest, rows.first * in.w + xs.first};
           for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
             const int64_t y = rows.first + (ky - rows.begin) * w.dh;
             const T* row = plane + y * in.sy;
             for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
               const int64_t x = xs.first + (kx - xs.begin) * w.dw;
-              const T v = row[x * sx];
-              bool take = v > best;
-              if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);  // NaN propagates
-              // Selects rather than branches: which tap wins is data-dependent
-              // and a mispredicted branch costs more than the select.
-              best = take ? v : best;
-              best_index = take ? y * in.w + x : best_index;
+              best.consider(row[x * sx], y * in.w + x);
             }
           }
-          out_plane[oy * out.sy + ox * out.sx] = best;
-          idx_plane[oy * idx.sy + ox * idx.sx] = best_index;
+          out_plane[oy * out.sy + ox * out.sx] = best.value;
+          idx_plane[oy * idx.sy + ox * idx.sx] = best.index;
+        };
+        const auto whole = [&](int64_t ox) {
+          const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
+          return xs.begin == 0 && xs.end == w.kw;
+        };
+        int64_t ox = 0;
+        for (; ox < out.w && !whole(ox); ++ox) single(ox);  // windows clipped by the left padding
+        // Outputs whose windows lie whole inside the row run kGroup at a
+        // time: each keeps its own taps' order, and their compare chains
+        // overlap in the pipeline (one chain alone waits on each select).
+        constexpr int kGroup = 4;  // 2: 944 us, 4: 790 us, 8: 830 us on maxpool2d.pte
+        for (; ox + kGroup - 1 < out.w && whole(ox + kGroup - 1); ox += kGroup) {
+          const int64_t xa = ox * w.sw - w.pw;
+          Best<T> group[kGroup];
+          for (int g = 0; g < kGroup; ++g) group[g] = {lowest, rows.first * in.w + xa + g * w.sw};
+          for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+            const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+            const T* row = plane + y * in.sy;
+            for (int64_t kx = 0; kx < w.kw; ++kx) {
+              const int64_t x = xa + kx * w.dw;
+              for (int g = 0; g < kGroup; ++g) group[g].consider(row[(x + g * w.sw) * sx], y * in.w + x + g * w.sw);
+            }
+          }
+          for (int g = 0; g < kGroup; ++g) {
+            out_plane[oy * out.sy + (ox + g) * out.sx] = group[g].value;
+            idx_plane[oy * idx.sy + (ox + g) * idx.sx] = group[g].index;
+          }
         }
+        for (; ox < out.w; ++ox) single(ox);
       }
     }
   }
