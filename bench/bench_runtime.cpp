@@ -1,8 +1,9 @@
 // Runtime benchmarks (Google Benchmark): framework overhead per instruction
 // with tracing off and on, kernel throughput (GFLOP/s) of a 512^3 matrix
-// multiply and of the demo LeNet's convolutions, and the elementwise kernels
-// (ns per call on tiny tensors, GB/s on large ones, against memcpy). Programs
-// are built and loaded outside the timed loops.
+// multiply, of the demo LeNet's convolutions and of single convolutions
+// (regular, depthwise, transposed) on MobileNet-like shapes, and the
+// elementwise kernels (ns per call on tiny tensors, GB/s on large ones,
+// against memcpy). Programs are built and loaded outside the timed loops.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -167,6 +168,86 @@ void BM_LeNetConvolutions(benchmark::State& state) {
   set_gflops(state, 2.0 * (6 * 28 * 28 * 1 * 25) + 2.0 * (16 * 10 * 10 * 6 * 25));
 }
 BENCHMARK(BM_LeNetConvolutions)->Unit(benchmark::kMicrosecond);
+
+// One aten::convolution.out on MobileNet-like and LeNet shapes (NCHW, batch
+// 1, square kernels), so each can be read as a share of BM_Matmul512 in the
+// same run. Input values come from demo::weights, not timed.
+struct ConvCase {
+  int32_t cin, h, w, cout, k, stride, pad, groups;
+  bool transposed;
+  bool bias;
+};
+
+void run_conv(benchmark::State& state, const ConvCase& c) {
+  const int32_t cin_g = c.cin / c.groups;
+  int32_t oh = 0, ow = 0;
+  std::vector<int32_t> wshape;
+  if (c.transposed) {
+    oh = (c.h - 1) * c.stride - 2 * c.pad + c.k;
+    ow = (c.w - 1) * c.stride - 2 * c.pad + c.k;
+    wshape = {c.cin, c.cout / c.groups, c.k, c.k};
+  } else {
+    oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
+    ow = (c.w + 2 * c.pad - c.k) / c.stride + 1;
+    wshape = {c.cout, cin_g, c.k, c.k};
+  }
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1, c.cin, c.h, c.w});
+  const size_t wn = size_t(wshape[0]) * size_t(wshape[1]) * size_t(c.k) * size_t(c.k);
+  const int32_t w = m.add_constant_tensor(wshape, demo::weights(wn, 5, 0.1f));
+  const int32_t bias = c.bias ? m.add_constant_tensor({c.cout}, demo::weights(size_t(c.cout), 9, 0.1f)) : m.add_null();
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {1, c.cout, oh, ow});
+  m.kernel_call("aten::convolution", "out",
+                {x, w, bias, m.add_int_list({c.stride, c.stride}), m.add_int_list({c.pad, c.pad}), m.add_int_list({1, 1}),
+                 m.add_bool(c.transposed), m.add_int_list({0, 0}), m.add_int(c.groups), y, y});
+  m.set_inputs({x});
+  m.set_outputs({y});
+  std::unique_ptr<Loaded> loaded;
+  try {
+    loaded = load(b.build(), portable_kernel_registry());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const auto in = demo::weights(size_t(c.cin) * size_t(c.h) * size_t(c.w), 3, 1.0f);
+  (void)loaded->method->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, c.cin, c.h, c.w},
+                                         ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
+  for (auto _ : state) {
+    Status s = execute(*loaded->method);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  // 2 multiply-adds' flops per (output element, input channel of its group,
+  // tap); for a transposed convolution the same count is taken over the
+  // input: every input element meets Cout/groups * k * k weights.
+  const double taps = double(c.k) * c.k;
+  const double flops = c.transposed ? 2.0 * c.cin * c.h * c.w * (c.cout / c.groups) * taps
+                                    : 2.0 * c.cout * double(oh) * ow * cin_g * taps;
+  set_gflops(state, flops);
+}
+
+// LeNet's first and second convolutions separately (5x5, no padding).
+void BM_ConvLeNet1(benchmark::State& s) { run_conv(s, {1, 32, 32, 6, 5, 1, 0, 1, false, true}); }
+void BM_ConvLeNet2(benchmark::State& s) { run_conv(s, {6, 14, 14, 16, 5, 1, 0, 1, false, true}); }
+// MobileNet's stem: 3x3 stride 2, 224x224x3 -> 112x112x32.
+void BM_ConvStem3x3s2(benchmark::State& s) { run_conv(s, {3, 224, 224, 32, 3, 2, 1, 1, false, true}); }
+// A 3x3 layer at 28x28, 64 -> 64 channels.
+void BM_Conv3x3_28x28x64(benchmark::State& s) { run_conv(s, {64, 28, 28, 64, 3, 1, 1, 1, false, true}); }
+// 1x1 expansion 56x56, 24 -> 144.
+void BM_Conv1x1_56x56x24to144(benchmark::State& s) { run_conv(s, {24, 56, 56, 144, 1, 1, 0, 1, false, true}); }
+// Depthwise 3x3: 56x56x144 stride 1, 112x112x32 stride 2.
+void BM_Depthwise3x3_56x56x144(benchmark::State& s) { run_conv(s, {144, 56, 56, 144, 3, 1, 1, 144, false, true}); }
+void BM_Depthwise3x3s2_112x112x32(benchmark::State& s) { run_conv(s, {32, 112, 112, 32, 3, 2, 1, 32, false, true}); }
+// Transposed 4x4 stride 2 padding 1: 16x16x64 -> 32x32x32 (a decoder's upsampling).
+void BM_ConvTransposed4x4s2(benchmark::State& s) { run_conv(s, {64, 16, 16, 32, 4, 2, 1, 1, true, true}); }
+BENCHMARK(BM_ConvLeNet1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvLeNet2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvStem3x3s2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv3x3_28x28x64)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv1x1_56x56x24to144)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Depthwise3x3_56x56x144)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Depthwise3x3s2_112x112x32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvTransposed4x4s2)->Unit(benchmark::kMicrosecond);
 
 // ---- Elementwise kernels ---------------------------------------------------
 //

@@ -114,6 +114,17 @@ void BM_Depthwise3x3(benchmark::State& state) {
   auto b = make(conv_node(T::kDepthwiseConv2d, 3, 1, 1, 144, 1, 1), {1, 56, 56, 144}, {1, 56, 56, 144}, {{1, 3, 3, 144}});
   run(state, *b, 2.0 * 56 * 56 * 144 * 9);
 }
+// Depthwise 3x3 stride 2, 112x112x32 -> 56x56x32.
+void BM_Depthwise3x3s2(benchmark::State& state) {
+  auto b = make(conv_node(T::kDepthwiseConv2d, 3, 2, 1, 32, 1, 1), {1, 112, 112, 32}, {1, 56, 56, 32}, {{1, 3, 3, 32}});
+  run(state, *b, 2.0 * 56 * 56 * 32 * 9);
+}
+// Transposed 4x4 stride 2 padding 1, 16x16x64 -> 32x32x32: every input
+// element meets 32 * 16 weights.
+void BM_ConvTranspose4x4s2(benchmark::State& state) {
+  auto b = make(conv_node(T::kConvTranspose2d, 4, 2, 1, 1, 64, 32), {1, 16, 16, 64}, {1, 32, 32, 32}, {{32, 4, 4, 64}});
+  run(state, *b, 2.0 * 16 * 16 * 64 * 32 * 16);
+}
 // The GEMM alone on the 3x3 convolution's work (784 x 64 x 576).
 void BM_GemmReference(benchmark::State& state) {
   const auto a = ramp(784 * 576), w = ramp(576 * 64);
@@ -147,6 +158,8 @@ BENCHMARK(BM_Conv1x1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv3x3Stem)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv3x3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Depthwise3x3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Depthwise3x3s2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvTranspose4x4s2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GemmReference)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Sigmoid)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AddBroadcast)->Unit(benchmark::kMicrosecond);

@@ -9,6 +9,10 @@
 #include "libcore/formats/etrecord/etrecord_reader.h"
 #include "libcore/formats/etrecord/exported_program_json.h"
 #include "libcore/formats/etrecord/json_value.h"
+#include "libcore/formats/etrecord/serde_types.h"
+#include "libcore/formats/etrecord/torch_pickle.h"
+#include "libcore/formats/etrecord/torch_save.h"
+#include "libcore/formats/etrecord/zip_archive.h"
 #include "libcore/formats/json/schema_json.h"
 #include "libcore/formats/npy/npy.h"
 #include "libcore/formats/program/program_reader.h"
@@ -57,6 +61,36 @@ int etrecord_json(const uint8_t* data, size_t size) {
   const std::string written = etrecord::to_json(*doc);
   auto again = etrecord::parse_json(written);
   if (!again || etrecord::to_json(*again) != written) __builtin_trap();
+  return 0;
+}
+
+// An ETRecord side-car's pickle (data.pkl of a torch.save archive, or a
+// plain pickle as ExecuTorch v0.2-v1.2 wrote): unpickled and described as
+// read_side_car does, then saved in an archive beside a record of the exact
+// size for each storage it names, and read back as et-record-inspect reads
+// state dicts, with every tensor's storage. Mutated archives rarely pass
+// their CRC checks, so the pickle is what this target mutates.
+int etrecord_pickle(const uint8_t* data, size_t size) {
+  auto pickle = etrecord::unpickle(ByteSpan(data, size));
+  if (!pickle) return 0;
+  (void)etrecord::describe_pickle(*pickle);
+
+  constexpr uint64_t kMaxRecordBytes = 1 << 16;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> records;
+  for (const etrecord::PickleValue& v : pickle->values) {
+    if (v.kind != etrecord::PickleValue::Kind::kStorage) continue;
+    uint64_t bytes = 0;
+    const uint64_t element = v.untyped ? 1 : etrecord::serde_dtype_size(v.dtype);
+    if (v.i < 0 || __builtin_mul_overflow(static_cast<uint64_t>(v.i), element, &bytes) || bytes > kMaxRecordBytes) return 0;
+    records.emplace_back("archive/data/" + v.s, std::vector<uint8_t>(bytes, 0x5a));
+  }
+  std::vector<std::pair<std::string, ByteSpan>> entries{{"archive/data.pkl", ByteSpan(data, size)}};
+  for (const auto& [name, bytes] : records) entries.emplace_back(name, ByteSpan(bytes));
+  auto archive = etrecord::write_zip(entries);
+  if (!archive) return 0;  // e.g. a storage key that is no valid entry name, or one named twice
+  auto saved = etrecord::read_torch_save(*archive);
+  if (!saved) return 0;
+  for (const etrecord::StoredTensor& t : saved->tensors) (void)etrecord::read_torch_storage(*archive, *saved, t.storage_key);
   return 0;
 }
 

@@ -19,6 +19,7 @@ int etdump(const uint8_t* data, size_t size);       // .etdp, and event blocks w
 int bundled(const uint8_t* data, size_t size);      // .bpte
 int etrecord(const uint8_t* data, size_t size);     // ETRecord zip (JSON members, pickles)
 int etrecord_json(const uint8_t* data, size_t size);  // an ETRecord member's JSON (ExportedProgram)
+int etrecord_pickle(const uint8_t* data, size_t size);  // an ETRecord side-car's pickle (torch.save data.pkl)
 int npy(const uint8_t* data, size_t size);          // .npy
 int ptd(const uint8_t* data, size_t size);          // .ptd (FlatTensor)
 int json_encode(const uint8_t* data, size_t size);  // et-dump-decode --encode

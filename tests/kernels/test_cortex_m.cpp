@@ -12,11 +12,6 @@ namespace {
 
 constexpr int64_t kHalf = int64_t(1) << 30;  // Q31 multiplier 0.5
 
-std::string error_of(const etkit::Status& s) {
-  REQUIRE_FALSE(s.ok());
-  return s.error().message;
-}
-
 }  // namespace
 
 TEST_CASE("cortex_m fixed point: doubling high multiply, rounding divide, requantize", "[cortex_m]") {
@@ -86,16 +81,16 @@ TEST_CASE("cortex_m::quantize_per_tensor / dequantize_per_tensor", "[cortex_m]")
   CHECK(h.data<int16_t>(q3) == std::vector<int16_t>{1012});
 
   // Errors: dtype code, out dtype, quant range.
-  CHECK_THAT(error_of(h.call("cortex_m::quantize_per_tensor.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantize_per_tensor.out",
                              {x, h.real(0.5), h.integer(0), h.integer(-128), h.integer(127), h.integer(6), q, q})),
              Catch::Contains("dtype must be CHAR"));
-  CHECK_THAT(error_of(h.call("cortex_m::quantize_per_tensor.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantize_per_tensor.out",
                              {x3, h.real(0.25), h.integer(0), h.integer(-128), h.integer(127), h.integer(1), q3, q3})),
              Catch::Contains("out must be CHAR"));
-  CHECK_THAT(error_of(h.call("cortex_m::dequantize_per_tensor.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::dequantize_per_tensor.out",
                              {d_in, h.real(0.5), h.integer(0), h.integer(-129), h.integer(127), h.integer(1), d, d})),
              Catch::Contains("quant_min -129 out of range"));
-  CHECK_THAT(error_of(h.call("cortex_m::quantize_per_tensor.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantize_per_tensor.out",
                              {x, h.real(0.0), h.integer(0), h.integer(-128), h.integer(127), h.integer(1), q, q})),
              Catch::Contains("scale must be positive"));
 }
@@ -169,16 +164,16 @@ TEST_CASE("cortex_m::quantized_add.out", "[cortex_m]") {
     const size_t b3 = h.tensor<int8_t>(ScalarType::kChar, {3}, {1, 2, 3});
     const size_t f = h.tensor<float>(ScalarType::kFloat, {2}, {1, 2});
     const size_t out = h.out(ScalarType::kChar, {2});
-    CHECK_THAT(error_of(quantized_add(h, f, {0, kHalf, 0}, a, {0, kHalf, 0}, {0, kHalf, 0}, -128, 127, out)),
+    CHECK_THAT(etkit::test::error_message(quantized_add(h, f, {0, kHalf, 0}, a, {0, kHalf, 0}, {0, kHalf, 0}, -128, 127, out)),
                Catch::Contains("self must be CHAR"));
     CHECK(!quantized_add(h, a, {0, kHalf, 0}, b3, {0, kHalf, 0}, {0, kHalf, 0}, -128, 127, out).ok());
-    CHECK_THAT(error_of(quantized_add(h, a, {0, kHalf, 32}, a, {0, kHalf, 0}, {0, kHalf, 0}, -128, 127, out)),
+    CHECK_THAT(etkit::test::error_message(quantized_add(h, a, {0, kHalf, 32}, a, {0, kHalf, 0}, {0, kHalf, 0}, -128, 127, out)),
                Catch::Contains("self_shift 32 out of range"));
-    CHECK_THAT(error_of(quantized_add(h, a, {0, kHalf, 0}, a, {128, kHalf, 0}, {0, kHalf, 0}, -128, 127, out)),
+    CHECK_THAT(etkit::test::error_message(quantized_add(h, a, {0, kHalf, 0}, a, {128, kHalf, 0}, {0, kHalf, 0}, -128, 127, out)),
                Catch::Contains("other_zero_point 128 out of range"));
-    CHECK_THAT(error_of(quantized_add(h, a, {0, kHalf, 0}, a, {0, kHalf, 0}, {0, int64_t(1) << 31, 0}, -128, 127, out)),
+    CHECK_THAT(etkit::test::error_message(quantized_add(h, a, {0, kHalf, 0}, a, {0, kHalf, 0}, {0, int64_t(1) << 31, 0}, -128, 127, out)),
                Catch::Contains("output_multiplier"));
-    CHECK_THAT(error_of(quantized_add(h, a, {0, kHalf, 0}, a, {0, kHalf, 0}, {0, kHalf, 0}, 5, 4, out)),
+    CHECK_THAT(etkit::test::error_message(quantized_add(h, a, {0, kHalf, 0}, a, {0, kHalf, 0}, {0, kHalf, 0}, 5, 4, out)),
                Catch::Contains("activation_min 5 is greater than activation_max 4"));
   }
 }
@@ -209,7 +204,7 @@ TEST_CASE("cortex_m::quantized_mul.out", "[cortex_m]") {
   const size_t out1 = h.out(ScalarType::kChar, {1});
   REQUIRE(mul(e, -128, g, 127, 127, kHalf, 0, out1));
   CHECK(h.data<int8_t>(out1) == std::vector<int8_t>{-128});
-  CHECK_THAT(error_of(mul(e, -128, g, 127, 127, kHalf, -32, out1)), Catch::Contains("output_shift -32 out of range"));
+  CHECK_THAT(etkit::test::error_message(mul(e, -128, g, 127, 127, kHalf, -32, out1)), Catch::Contains("output_shift -32 out of range"));
 }
 
 TEST_CASE("cortex_m::maximum.out / minimum.out broadcast", "[cortex_m]") {
@@ -222,7 +217,7 @@ TEST_CASE("cortex_m::maximum.out / minimum.out broadcast", "[cortex_m]") {
   REQUIRE(h.call("cortex_m::minimum.out", {a, b, out, out}));
   CHECK(h.data<int8_t>(out) == std::vector<int8_t>{0, 1, -128, -3, -3, -128});
   const size_t f = h.tensor<float>(ScalarType::kFloat, {3}, {0, 2, 3});
-  CHECK_THAT(error_of(h.call("cortex_m::maximum.out", {a, f, out, out})), Catch::Contains("other must be CHAR"));
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::maximum.out", {a, f, out, out})), Catch::Contains("other must be CHAR"));
 }
 
 TEST_CASE("cortex_m::softmax.out", "[cortex_m]") {
@@ -239,9 +234,9 @@ TEST_CASE("cortex_m::softmax.out", "[cortex_m]") {
   const size_t out = h.out(ScalarType::kChar, {2, 2});
   REQUIRE(softmax(in, -1, -128, 21, -50, out));
   CHECK(h.data<int8_t>(out) == std::vector<int8_t>{0, 0, 127, -128});
-  CHECK_THAT(error_of(softmax(in, 0, -128, 21, -50, out)), Catch::Contains("must be the last dimension"));
-  CHECK_THAT(error_of(softmax(in, 1, 0, 21, -50, out)), Catch::Contains("output_zero_point must be -128"));
-  CHECK_THAT(error_of(softmax(in, 1, -128, 32, -50, out)), Catch::Contains("input_shift 32 out of range"));
+  CHECK_THAT(etkit::test::error_message(softmax(in, 0, -128, 21, -50, out)), Catch::Contains("must be the last dimension"));
+  CHECK_THAT(etkit::test::error_message(softmax(in, 1, 0, 21, -50, out)), Catch::Contains("output_zero_point must be -128"));
+  CHECK_THAT(etkit::test::error_message(softmax(in, 1, -128, 32, -50, out)), Catch::Contains("input_shift 32 out of range"));
 }
 
 TEST_CASE("cortex_m::transpose.out and pad.out", "[cortex_m]") {
@@ -250,9 +245,9 @@ TEST_CASE("cortex_m::transpose.out and pad.out", "[cortex_m]") {
   const size_t t = h.out(ScalarType::kChar, {3, 2});
   REQUIRE(h.call("cortex_m::transpose.out", {in, h.int_list({1, 0}), t, t}));
   CHECK(h.data<int8_t>(t) == std::vector<int8_t>{1, 4, 2, 5, 3, 6});
-  CHECK_THAT(error_of(h.call("cortex_m::transpose.out", {in, h.int_list({0, 0}), t, t})),
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::transpose.out", {in, h.int_list({0, 0}), t, t})),
              Catch::Contains("perm repeats dimension 0"));
-  CHECK_THAT(error_of(h.call("cortex_m::transpose.out", {in, h.int_list({1}), t, t})),
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::transpose.out", {in, h.int_list({1}), t, t})),
              Catch::Contains("perm must have 2 values"));
 
   // Rank 2 [1, 2] seen as [1, 1, 1, 2]: one row above, two columns right, value -128.
@@ -267,10 +262,10 @@ TEST_CASE("cortex_m::transpose.out and pad.out", "[cortex_m]") {
   REQUIRE(h.call("cortex_m::pad.out",
                  {nhwc, h.int_list({0, 0, 0, 0}), h.int_list({0, 0, 0, 1}), h.integer(7), padded_c, padded_c}));
   CHECK(h.data<int8_t>(padded_c) == std::vector<int8_t>{5, 6, 7});
-  CHECK_THAT(error_of(h.call("cortex_m::pad.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::pad.out",
                              {row, h.int_list({0, 0, 1}), h.int_list({0, 0, 0, 2}), h.integer(0), padded, padded})),
              Catch::Contains("pre_pad must have 4 values"));
-  CHECK_THAT(error_of(h.call("cortex_m::pad.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::pad.out",
                              {row, h.int_list({0, 0, 1, 0}), h.int_list({0, 0, 0, 2}), h.integer(200), padded, padded})),
              Catch::Contains("pad_value 200 out of range"));
 }
@@ -307,15 +302,15 @@ TEST_CASE("cortex_m::quantized_linear.out", "[cortex_m]") {
   REQUIRE(linear(h, x, w, bias, h.none(), 1, 0, -3, {kHalf, kHalf}, {-1, 0}, out));
   CHECK(h.data<int8_t>(out) == std::vector<int8_t>{0, -9});
 
-  CHECK_THAT(error_of(linear(h, x, w, bias, h.none(), 1, 0, -3, {kHalf, kHalf, kHalf}, {-1}, out)),
+  CHECK_THAT(etkit::test::error_message(linear(h, x, w, bias, h.none(), 1, 0, -3, {kHalf, kHalf, kHalf}, {-1}, out)),
              Catch::Contains("requantize_multipliers must have 1 or 2 values"));
-  CHECK_THAT(error_of(linear(h, x, w, bias, h.none(), 1, 0, -3, {kHalf}, {40}, out)),
+  CHECK_THAT(etkit::test::error_message(linear(h, x, w, bias, h.none(), 1, 0, -3, {kHalf}, {40}, out)),
              Catch::Contains("requantize_shifts[0] 40 out of range"));
   const size_t bad_bias = h.tensor<int32_t>(ScalarType::kInt, {3}, {1, 2, 3});
-  CHECK_THAT(error_of(linear(h, x, w, bad_bias, h.none(), 1, 0, -3, {kHalf}, {-1}, out)),
+  CHECK_THAT(etkit::test::error_message(linear(h, x, w, bad_bias, h.none(), 1, 0, -3, {kHalf}, {-1}, out)),
              Catch::Contains("bias must have shape [2]"));
   const size_t w3 = h.tensor<int8_t>(ScalarType::kChar, {2, 3}, {1, 2, 3, 4, 5, 6});
-  CHECK_THAT(error_of(linear(h, x, w3, bias, h.none(), 1, 0, -3, {kHalf}, {-1}, out)),
+  CHECK_THAT(etkit::test::error_message(linear(h, x, w3, bias, h.none(), 1, 0, -3, {kHalf}, {-1}, out)),
              Catch::Contains("in_features"));
 }
 
@@ -334,7 +329,7 @@ TEST_CASE("cortex_m::quantized_batch_matmul.out", "[cortex_m]") {
                                                           h.integer(kHalf), h.integer(1), scratch, out, out}));
   CHECK(h.data<int8_t>(out) == std::vector<int8_t>{127, 112});
   const size_t bad = h.tensor<int8_t>(ScalarType::kChar, {1, 2, 3}, {1, 2, 3, 4, 5, 6});
-  CHECK_THAT(error_of(h.call("cortex_m::quantized_batch_matmul.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantized_batch_matmul.out",
                              {lhs, h.integer(1), bad, h.integer(0), h.integer(0), h.integer(kHalf), h.integer(1),
                               scratch, out, out})),
              Catch::Contains("must be [B, M, K] and [B, N, K]"));
@@ -387,15 +382,15 @@ TEST_CASE("cortex_m::quantized_conv2d.out", "[cortex_m]") {
     CHECK(h.data<int8_t>(out) == std::vector<int8_t>{21, -4, 42, -9, 63, -13, 84, -18});
 
     const size_t m1 = h.tensor<int32_t>(ScalarType::kInt, {1}, {int32_t(kHalf)});
-    CHECK_THAT(error_of(conv(h, in, w, h.none(), {0, 0}, 0, m1, s, out)),
+    CHECK_THAT(etkit::test::error_message(conv(h, in, w, h.none(), {0, 0}, 0, m1, s, out)),
                Catch::Contains("requantize_multipliers must have one value per output channel (2)"));
     const size_t big_shift = h.tensor<int32_t>(ScalarType::kInt, {2}, {1, 40});
-    CHECK_THAT(error_of(conv(h, in, w, h.none(), {0, 0}, 0, m, big_shift, out)),
+    CHECK_THAT(etkit::test::error_message(conv(h, in, w, h.none(), {0, 0}, 0, m, big_shift, out)),
                Catch::Contains("requantize_shifts[1] 40 out of range"));
     const size_t fw = h.tensor<float>(ScalarType::kFloat, {2, 1, 1, 2}, {1, 2, 1, -1});
-    CHECK_THAT(error_of(conv(h, in, fw, h.none(), {0, 0}, 0, m, s, out)), Catch::Contains("weight must be CHAR"));
+    CHECK_THAT(etkit::test::error_message(conv(h, in, fw, h.none(), {0, 0}, 0, m, s, out)), Catch::Contains("weight must be CHAR"));
     const size_t w3 = h.tensor<int8_t>(ScalarType::kChar, {2, 1, 1, 3}, {1, 2, 3, 4, 5, 6});
-    CHECK_THAT(error_of(conv(h, in, w3, h.none(), {0, 0}, 0, m, s, out)), Catch::Contains("does not match input"));
+    CHECK_THAT(etkit::test::error_message(conv(h, in, w3, h.none(), {0, 0}, 0, m, s, out)), Catch::Contains("does not match input"));
   }
 }
 
@@ -416,8 +411,8 @@ TEST_CASE("cortex_m::quantized_depthwise_conv2d.out", "[cortex_m]") {
   };
   REQUIRE(call(w, 2));
   CHECK(h.data<int8_t>(out) == std::vector<int8_t>{2, 4, 6, 100, -3, -6, -9, -128});
-  CHECK_THAT(error_of(call(w, 3)), Catch::Contains("input channels x depth_multiplier"));
-  CHECK_THAT(error_of(call(w, 0)), Catch::Contains("depth_multiplier 0 out of range"));
+  CHECK_THAT(etkit::test::error_message(call(w, 3)), Catch::Contains("input channels x depth_multiplier"));
+  CHECK_THAT(etkit::test::error_message(call(w, 0)), Catch::Contains("depth_multiplier 0 out of range"));
 }
 
 TEST_CASE("cortex_m::quantized_avg_pool2d.out / quantized_max_pool2d.out", "[cortex_m]") {
@@ -439,7 +434,7 @@ TEST_CASE("cortex_m::quantized_avg_pool2d.out / quantized_max_pool2d.out", "[cor
                                                          h.int_list({0, 1}), h.integer(0), h.integer(kHalf),
                                                          h.integer(0), scratch, out3, out3}));
   CHECK(h.data<int8_t>(out3) == std::vector<int8_t>{3, 4, 4});
-  CHECK_THAT(error_of(h.call("cortex_m::quantized_avg_pool2d.out",
+  CHECK_THAT(etkit::test::error_message(h.call("cortex_m::quantized_avg_pool2d.out",
                              {in2, h.int_list({1, 2}), h.int_list({1, 1}), h.int_list({0, 2}), h.integer(0),
                               h.integer(kHalf), h.integer(0), scratch, out3, out3})),
              Catch::Contains("padding must be at most half of kernel_size"));
@@ -456,5 +451,5 @@ TEST_CASE("cortex_m::quantized_avg_pool2d.out / quantized_max_pool2d.out", "[cor
   CHECK(h.data<int8_t>(out1) == std::vector<int8_t>{7});
   REQUIRE(max_pool(5, 3));
   CHECK(h.data<int8_t>(out1) == std::vector<int8_t>{5});
-  CHECK_THAT(error_of(max_pool(5, 4)), Catch::Contains("must be equal"));
+  CHECK_THAT(etkit::test::error_message(max_pool(5, 4)), Catch::Contains("must be equal"));
 }

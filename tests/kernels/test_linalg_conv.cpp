@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "runner/kernels/linalg/copy_stride2.h"
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;
@@ -273,6 +274,30 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {2, 4, 1, 20, 6, 1, 5, 1, 3, 0, 2, 1, 2, 2, true, true, false, false},    // 1-D
       {1, 3, 1, 9, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, false, true, false, false},    // 1-D 1x1
       {1, 40, 12, 12, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false}, // > one GEMM tile
+      // One input channel, one group (LeNet's first layer): the direct
+      // plane loop with a multiplier; rows of 28 (one block of overlapping
+      // vectors) and 15.
+      {1, 1, 32, 32, 6, 5, 5, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},
+      {2, 1, 12, 30, 4, 3, 3, 2, 1, 1, 2, 1, 2, 1, false, false, false, true},
+      // Stride-2 im2col rows long enough for its vector copy (21 and 25 wide).
+      {1, 3, 9, 41, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 2, 7, 50, 4, 3, 3, 1, 2, 0, 2, 1, 2, 1, false, false, false, false},
+      // Depthwise rows long enough for the vector loops, with odd tails:
+      // widths 45 (32 + 8 + 5), 38 and 41 under stride, padding, dilation.
+      {1, 5, 9, 45, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5, true, false, false, false},
+      {2, 4, 15, 75, 4, 3, 3, 2, 2, 1, 1, 1, 1, 4, false, false, false, false},
+      {1, 3, 20, 41, 3, 5, 5, 1, 3, 2, 2, 2, 1, 3, true, false, false, false},
+      {1, 3, 8, 40, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3, true, false, false, false},    // depthwise x2, wide
+      {1, 6, 8, 20, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, true, false, false, true},     // NCHW in, NHWC out
+      {1, 6, 8, 20, 6, 3, 3, 2, 2, 1, 1, 1, 1, 6, true, false, true, false},     // NHWC in, NCHW out
+      {1, 4, 1, 50, 4, 1, 3, 1, 2, 0, 1, 1, 1, 4, true, true, false, false},     // 1-D depthwise
+      // Depthwise with padding and dilation far beyond the plane (the taps
+      // inside the input only: a padded copy would be 2e6 x 2e6 floats).
+      {1, 2, 5, 6, 2, 3, 3, 1, 1, 1000000, 1000000, 1000000, 1000000, 2, true, false, false, false},
+      {1, 2, 5, 6, 2, 3, 3, 1, 1, 1000000, 1000000, 1000000, 1000000, 2, true, false, true, true},
+      // Depthwise NHWC: 37 and 45 channels (vector blocks of 32 and 8, tail 5).
+      {1, 37, 7, 9, 37, 3, 3, 2, 1, 1, 1, 1, 1, 37, false, false, true, true},
+      {2, 45, 8, 8, 45, 3, 3, 1, 1, 2, 2, 2, 2, 45, true, false, true, true},
       // im2col beyond its 4 Mi-float budget (144 x 32400), done in row chunks
       {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
       {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
@@ -541,4 +566,16 @@ TEST_CASE("convolution.out transposed: empty batch, groups on a 1-D signal", "[k
   REQUIRE(h.call("aten::convolution.out", {x, k, b, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.boolean(true),
                                            h.int_list({0}), h.integer(2), o, o}).ok());
   CHECK(h.data<float>(o) == std::vector<float>{1, 3, 2, 13, 11, 6});
+}
+
+TEST_CASE("copy_stride2 takes every second float and reads no further than the last one", "[kernels][linalg][conv]") {
+  for (int64_t n = 0; n <= 40; ++n) {
+    // Exactly 2n - 1 floats: a read past the last would leave the
+    // allocation (caught under ASan).
+    std::vector<float> src(size_t(std::max<int64_t>(0, 2 * n - 1)));
+    for (size_t i = 0; i < src.size(); ++i) src[i] = float(i) * 0.5f;
+    std::vector<float> dst(size_t(n), -1.0f);
+    etkit::rt::kernels::linalg::copy_stride2(src.data(), dst.data(), n);
+    for (int64_t j = 0; j < n; ++j) CHECK(dst[size_t(j)] == float(2 * j) * 0.5f);
+  }
 }

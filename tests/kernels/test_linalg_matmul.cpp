@@ -5,6 +5,9 @@
 #include <limits>
 #include <random>
 
+#include <tuple>
+
+#include "runner/kernels/linalg/gemm.h"
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;
@@ -324,5 +327,36 @@ TEST_CASE("the blocked GEMM matches a naive triple loop (64x48x40 and odd sizes)
     auto aout = h.out(ScalarType::kFloat, {c.m, c.n});
     REQUIRE(h.call("aten::addmm.out", {self, a, b, h.real(0.5), h.integer(2), aout, aout}).ok());
     check_close(h.data<float>(aout), ref2, magnitude2);
+  }
+}
+
+TEST_CASE("sgemm: beta 0 overwrites C (NaN included) over several depth blocks, alpha and full and partial tiles",
+          "[kernels][linalg][gemm]") {
+  using etkit::rt::kernels::linalg::MatrixView;
+  // m and n cover full 6x16 tiles and ragged edges; k = 600 spans three
+  // 256-deep blocks, k = 27 one shallow block (the RGB stem's depth).
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{13, 37, 600}, {12, 32, 27}, {5, 7, 3}}) {
+    std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(int(i * 7 % 11) - 5) * 0.25f;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = float(int(i * 5 % 13) - 6) * 0.125f;
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+      const float fill = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : 2.0f;
+      std::vector<float> c(size_t(m * n), fill);
+      etkit::rt::kernels::linalg::sgemm(m, n, k, -1.5f, MatrixView{a.data(), k, 1}, MatrixView{b.data(), n, 1}, beta,
+                                        c.data(), n);
+      size_t bad = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) sum += double(a[size_t(i * k + p)]) * double(b[size_t(p * n + j)]);
+          // Products of quarters and eighths sum exactly in float, so only
+          // the final scaling rounds.
+          const double want = -1.5 * sum + (beta == 0.0f ? 0.0 : double(beta) * 2.0);
+          if (std::fabs(double(c[size_t(i * n + j)]) - want) > 1e-6 * (1 + std::fabs(want))) ++bad;
+        }
+      }
+      INFO("m " << m << " n " << n << " k " << k << " beta " << beta);
+      CHECK(bad == 0);
+    }
   }
 }

@@ -292,3 +292,104 @@ TEST_CASE("_adaptive_avg_pool2d: overlapping bins, global pooling, errors", "[ke
   auto dout = h.out(ScalarType::kDouble, {1, 1, 2, 2});
   CHECK(fail(x, {2, 2}, dout) == op + "out dtype DOUBLE does not match input dtype FLOAT");
 }
+
+namespace {
+
+// max_pool2d of one contiguous NCHW plane set, written from PyTorch's
+// definition (every tap tested against the bounds; NaN wins and the last NaN's
+// position is kept; no tap above -inf leaves the first in-bounds tap's
+// position): the reference for the kernel's clipped-window loops.
+template <typename T>
+void reference_max_pool(const std::vector<T>& x, int64_t planes, int64_t h, int64_t w, int64_t k, int64_t s,
+                        int64_t p, int64_t d, int64_t oh, int64_t ow, std::vector<T>& out,
+                        std::vector<int64_t>& idx) {
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                      : std::numeric_limits<T>::lowest();
+        int64_t fy = oy * s - p, fx = ox * s - p;
+        while (fy < 0) fy += d;
+        while (fx < 0) fx += d;
+        int64_t where = fy * w + fx;
+        for (int64_t ky = 0; ky < k; ++ky) {
+          for (int64_t kx = 0; kx < k; ++kx) {
+            const int64_t y = oy * s - p + ky * d, xx = ox * s - p + kx * d;
+            if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+            const T v = x[size_t(pl * h * w + y * w + xx)];
+            bool take = v > best;
+            if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
+            if (take) {
+              best = v;
+              where = y * w + xx;
+            }
+          }
+        }
+        out.push_back(best);
+        idx.push_back(where);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("max_pool2d_with_indices: clipped windows match the definition on odd sizes", "[kernels][linalg][pool]") {
+  // 2 planes of 7x9 with ties, negatives and (float) NaNs, under every
+  // mix of kernel 3/2, stride 1/2, padding 0/1, dilation 1/2, contiguous and
+  // channels-last input; expected from reference_max_pool above.
+  const int64_t H = 7, W = 9;
+  std::vector<float> xf;
+  std::vector<int32_t> xi;
+  for (int i = 0; i < 2 * H * W; ++i) {
+    const int v = (i * 37) % 23 - 11;
+    xi.push_back(v);
+    xf.push_back(i % 17 == 5 ? std::nanf("") : float(v) * 0.5f);
+  }
+  // The same values laid out NHWC, for the channels-last input.
+  std::vector<float> xf_cl;
+  for (int64_t y = 0; y < H; ++y) {
+    for (int64_t x = 0; x < W; ++x) {
+      for (int64_t c = 0; c < 2; ++c) xf_cl.push_back(xf[size_t(c * H * W + y * W + x)]);
+    }
+  }
+  for (int64_t k : {2, 3}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t p : {0, 1}) {
+        for (int64_t d : {1, 2}) {
+          if (p * 2 > k) continue;
+          const int64_t oh = (H + 2 * p - d * (k - 1) - 1) / s + 1, ow = (W + 2 * p - d * (k - 1) - 1) / s + 1;
+          KernelHarness h;  // one per configuration: the harness holds a bounded number of values
+          INFO("k=" << k << " s=" << s << " p=" << p << " d=" << d);
+          std::vector<float> want;
+          std::vector<int64_t> want_idx;
+          reference_max_pool<float>(xf, 2, H, W, k, s, p, d, oh, ow, want, want_idx);
+          for (bool channels_last : {false, true}) {
+            auto x = channels_last ? h.tensor<float>(ScalarType::kFloat, {1, 2, int(H), int(W)}, xf_cl, {0, 2, 3, 1})
+                                   : h.tensor<float>(ScalarType::kFloat, {1, 2, int(H), int(W)}, xf);
+            auto out = h.out(ScalarType::kFloat, {1, 2, int(oh), int(ow)});
+            auto idx = h.out(ScalarType::kLong, {1, 2, int(oh), int(ow)});
+            REQUIRE(max_pool(h, x, {k, k}, {s, s}, {p, p}, {d, d}, false, out, idx).ok());
+            const auto got = h.data<float>(out);
+            REQUIRE(got.size() == want.size());
+            for (size_t i = 0; i < got.size(); ++i) {
+              INFO("channels_last=" << channels_last << " element " << i);
+              if (std::isnan(want[i])) CHECK(std::isnan(got[i]));
+              else CHECK(got[i] == want[i]);
+            }
+            CHECK(h.data<int64_t>(idx) == want_idx);
+          }
+          std::vector<int32_t> want_i;
+          std::vector<int64_t> want_i_idx;
+          reference_max_pool<int32_t>(xi, 2, H, W, k, s, p, d, oh, ow, want_i, want_i_idx);
+          auto x = h.tensor<int32_t>(ScalarType::kInt, {2, int(H), int(W)}, xi);  // 3-D, int32
+          auto out = h.out(ScalarType::kInt, {2, int(oh), int(ow)});
+          auto idx = h.out(ScalarType::kLong, {2, int(oh), int(ow)});
+          REQUIRE(max_pool(h, x, {k, k}, {s, s}, {p, p}, {d, d}, false, out, idx).ok());
+          CHECK(h.data<int32_t>(out) == want_i);
+          CHECK(h.data<int64_t>(idx) == want_i_idx);
+        }
+      }
+    }
+  }
+}

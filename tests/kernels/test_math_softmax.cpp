@@ -1,5 +1,6 @@
 // _softmax.out and _log_softmax.out: expectations are exp(x) / sum(exp(x))
 // evaluated with std::exp in the test.
+#include <algorithm>
 #include <cmath>
 
 #include "tests/support/kernel_harness.h"
@@ -131,4 +132,61 @@ TEST_CASE("softmax errors", "[math][softmax]") {
         "aten::_softmax.out: self must be floating point, not INT");
   CHECK(failure(h, "aten::_softmax.out", {x, h.integer(0), h.integer(0), out, out}) ==
         "aten::_softmax.out: half_to_float must be a bool, not Int");
+}
+
+TEST_CASE("softmax: out of the compute dtype gives exp(x - max) / sum exactly", "[kernels][math][softmax]") {
+  KernelHarness h;
+  // An odd-length float line (contiguous, then along dim 0 of a transposed
+  // layout) and a double line: bit-for-bit the value of one std::exp per
+  // element in the compute type, summed in order, each divided by the sum.
+  std::vector<float> xf;
+  for (int i = 0; i < 37; ++i) xf.push_back(float((i * 13) % 29) * 0.37f - 4.0f);
+  float maxf = xf[0];
+  for (float v : xf) maxf = std::max(maxf, v);
+  float sumf = 0;
+  for (float v : xf) sumf += std::exp(v - maxf);
+  std::vector<float> want;
+  for (float v : xf) want.push_back(std::exp(v - maxf) / sumf);
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 37}, xf);
+  auto out = h.out(ScalarType::kFloat, {1, 37});
+  REQUIRE(h.call("aten::_softmax.out", {x, h.integer(1), h.boolean(false), out, out}).ok());
+  CHECK(h.data<float>(out) == want);
+  // [37, 1] with dim order (1, 0) is the same memory; softmax along dim 0,
+  // into an out of that dim order too (strided writes).
+  auto xt = h.tensor<float>(ScalarType::kFloat, {37, 1}, xf, {1, 0});
+  auto outt = h.out(ScalarType::kFloat, {37, 1}, false, {1, 0});
+  REQUIRE(h.call("aten::_softmax.out", {xt, h.integer(0), h.boolean(false), outt, outt}).ok());
+  CHECK(h.data<float>(outt) == want);
+  // Two lines across a strided layout: [3, 2] stored as (1, 0), softmax
+  // along dim 0, each column a line with stride 2 in memory.
+  auto xs = h.tensor<float>(ScalarType::kFloat, {3, 2}, {1, 2, 3, 4, 5, 6}, {1, 0});
+  auto os = h.out(ScalarType::kFloat, {3, 2});
+  REQUIRE(h.call("aten::_softmax.out", {xs, h.integer(0), h.boolean(false), os, os}).ok());
+  const float e0 = std::exp(1.f - 3.f), e1 = std::exp(2.f - 3.f), e2 = std::exp(3.f - 3.f);
+  const float e3 = std::exp(4.f - 6.f), e4 = std::exp(5.f - 6.f), e5 = std::exp(6.f - 6.f);
+  const float s0 = e0 + e1 + e2, s1 = e3 + e4 + e5;
+  CHECK(h.data<float>(os) == std::vector<float>{e0 / s0, e3 / s1, e1 / s0, e4 / s1, e2 / s0, e5 / s1});
+  std::vector<double> xd = {0.5, -1.25, 3.0, 2.75, -0.125};
+  double sumd = 0;
+  for (double v : xd) sumd += std::exp(v - 3.0);
+  std::vector<double> wantd;
+  for (double v : xd) wantd.push_back(std::exp(v - 3.0) / sumd);
+  auto d = h.tensor<double>(ScalarType::kDouble, {5}, xd);
+  auto od = h.out(ScalarType::kDouble, {5});
+  REQUIRE(h.call("aten::_softmax.out", {d, h.integer(0), h.boolean(false), od, od}).ok());
+  CHECK(h.data<double>(od) == wantd);
+}
+
+TEST_CASE("softmax: a NaN makes its whole line NaN, other lines are untouched", "[kernels][math][softmax]") {
+  KernelHarness h;
+  // Line 0 holds a NaN (max is NaN, so every exp is NaN); line 1 is [0, 0]:
+  // 1/2 each, exactly.
+  auto x = h.tensor<float>(ScalarType::kFloat, {2, 2}, {1, std::nanf(""), 0, 0});
+  auto out = h.out(ScalarType::kFloat, {2, 2});
+  REQUIRE(h.call("aten::_softmax.out", {x, h.integer(1), h.boolean(false), out, out}).ok());
+  const auto got = h.data<float>(out);
+  CHECK(std::isnan(got[0]));
+  CHECK(std::isnan(got[1]));
+  CHECK(got[2] == 0.5f);
+  CHECK(got[3] == 0.5f);
 }

@@ -233,3 +233,79 @@ TEST_CASE("embedding", "[kernels][shape][embedding]") {
   CHECK(failure(h, op, {weight, real_ids, h.integer(-1), h.boolean(false), h.boolean(false), o1, o1}) ==
         "aten::embedding.out: indices must be int64 or int32, not FLOAT");
 }
+
+TEST_CASE("index.Tensor: adjacent int indices as a nearest upsample, every element size", "[kernels][shape][index]") {
+  // yolox's pattern: x[:, :, rows[H2, 1], cols[W2]] with rows = cols = i / 2
+  // (as int32 and int64). x[n][c][y][x] = 1000c + 10y + x on [1, 3, 9, 9], so
+  // out[0][c][i][j] must be 1000c + 10(i/2) + (j/2) on [1, 3, 18, 18]: 324
+  // positions of the broadcast, more than one chunk of 256.
+  const int C = 3, H = 9, H2 = 18;
+  std::vector<int32_t> up;
+  for (int i = 0; i < H2; ++i) up.push_back(i / 2);
+  std::vector<int64_t> up64(up.begin(), up.end());
+  std::vector<double> want;
+  for (int c = 0; c < C; ++c) {
+    for (int i = 0; i < H2; ++i) {
+      for (int j = 0; j < H2; ++j) want.push_back(1000.0 * c + 10 * (i / 2) + (j / 2));
+    }
+  }
+  std::vector<double> xs;
+  for (int c = 0; c < C; ++c) {
+    for (int y = 0; y < H; ++y) {
+      for (int x = 0; x < H; ++x) xs.push_back(1000.0 * c + 10 * y + x);
+    }
+  }
+  const std::string op = "aten::index.Tensor_out";
+  auto run = [&](auto zero, ScalarType dtype) {
+    using T = decltype(zero);
+    KernelHarness h;
+    std::vector<T> xv(xs.begin(), xs.end());
+    auto x = h.tensor<T>(dtype, {1, C, H, H}, xv);
+    auto rows = h.tensor<int32_t>(ScalarType::kInt, {H2, 1}, up);
+    auto cols = h.tensor<int64_t>(ScalarType::kLong, {H2}, up64);
+    auto out = h.out(dtype, {1, C, H2, H2});
+    REQUIRE(h.call(op, {x, h.tensor_list({kNone, kNone, rows, cols}, true), out, out}).ok());
+    CHECK(h.data<T>(out) == std::vector<T>(want.begin(), want.end()));
+  };
+  run(float(0), ScalarType::kFloat);
+  run(double(0), ScalarType::kDouble);
+  run(int16_t(0), ScalarType::kShort);
+  // int8 holds the values modulo 256 on both sides alike.
+  {
+    KernelHarness h;
+    std::vector<uint8_t> xv;
+    for (double v : xs) xv.push_back(uint8_t(int64_t(v) % 256));
+    auto x = h.tensor<uint8_t>(ScalarType::kByte, {1, C, H, H}, xv);
+    auto rows = h.tensor<int64_t>(ScalarType::kLong, {H2, 1}, up64);
+    auto cols = h.tensor<int32_t>(ScalarType::kInt, {H2}, up);
+    auto out = h.out(ScalarType::kByte, {1, C, H2, H2});
+    REQUIRE(h.call(op, {x, h.tensor_list({kNone, kNone, rows, cols}, true), out, out}).ok());
+    std::vector<uint8_t> w8;
+    for (double v : want) w8.push_back(uint8_t(int64_t(v) % 256));
+    CHECK(h.data<uint8_t>(out) == w8);
+  }
+}
+
+TEST_CASE("index.Tensor: adjacent indices with kept dims after them, negative values, strided self",
+          "[kernels][shape][index]") {
+  KernelHarness h;
+  // y[a][b][c][d] = 1000a + 100b + 10c + d on [2, 3, 4, 5], stored with dim
+  // order (0, 3, 1, 2) (d outermost after a). y[:, [2, -3], [-1, 0], :] has
+  // shape [2, 2, 5]: out[a][k][d] = y[a][b_k][c_k][d] with (b, c) = (2, 3),
+  // (0, 0).
+  std::vector<int64_t> stored;  // logical index (a, d, b, c) row-major
+  for (int a = 0; a < 2; ++a) {
+    for (int d = 0; d < 5; ++d) {
+      for (int b = 0; b < 3; ++b) {
+        for (int c = 0; c < 4; ++c) stored.push_back(1000 * a + 100 * b + 10 * c + d);
+      }
+    }
+  }
+  auto y = h.tensor<int64_t>(ScalarType::kLong, {2, 3, 4, 5}, stored, {0, 3, 1, 2});
+  auto bi = h.tensor<int64_t>(ScalarType::kLong, {2}, {2, -3});
+  auto ci = h.tensor<int32_t>(ScalarType::kInt, {2}, {-1, 0});
+  auto out = h.out(ScalarType::kLong, {2, 2, 5});
+  REQUIRE(h.call("aten::index.Tensor_out", {y, h.tensor_list({kNone, bi, ci}, true), out, out}).ok());
+  CHECK(h.data<int64_t>(out) == std::vector<int64_t>{230,  231,  232,  233,  234,  0,    1,    2,    3,    4,
+                                                      1230, 1231, 1232, 1233, 1234, 1000, 1001, 1002, 1003, 1004});
+}

@@ -12,6 +12,12 @@
 
 namespace etkit::test {
 
+// The message of a status that must be an error (the test fails if it is not).
+inline std::string error_message(const Status& s) {
+  REQUIRE_FALSE(s.ok());
+  return s.error().message;
+}
+
 class KernelHarness {
  public:
   KernelHarness() { values_.reserve(kCapacity); }

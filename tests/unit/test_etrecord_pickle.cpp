@@ -3,6 +3,9 @@
 // opcode), independently of the library's own pickle writer.
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "libcore/formats/etrecord/torch_pickle.h"
 #include "libcore/formats/etrecord/torch_save.h"
@@ -513,4 +516,63 @@ TEST_CASE("zip: corrupt, truncated and lying archives are refused", "[etrecord][
   auto lie = ZipReader::open(lying);
   REQUIRE_FALSE(lie.ok());
   CHECK(lie.error().message.find("exceeds the archive size") != std::string::npos);
+}
+
+// The fuzz seeds in tests/fuzz/seeds/etrecord-pickle/ were written by
+// CPython's own pickler (protocols 2, 4 and 5: FRAME, MEMOIZE, STACK_GLOBAL,
+// SHORT_BINUNICODE) with stand-ins carrying torch's global names, as
+// tests/fuzz/seeds/etrecord-pickle/README.md describes. What each holds is
+// known from how it was built.
+TEST_CASE("pickle: pickles written by CPython at protocols 2 4 and 5", "[etrecord][pickle]") {
+  const std::filesystem::path dir = std::filesystem::path(ETKIT_FUZZ_DIR) / "seeds" / "etrecord-pickle";
+  auto describe = [&](const char* name) {
+    std::ifstream in(dir / name, std::ios::binary);
+    const std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(in), {});
+    INFO(name);
+    REQUIRE(!bytes.empty());
+    auto p = unpickle(bytes);
+    REQUIRE(p.ok());
+    auto d = describe_pickle(*p);
+    REQUIRE(d.ok());
+    return *d;
+  };
+  {
+    const TorchSave s = describe("state-dict-p2.pkl");
+    CHECK(s.root_type == "OrderedDict");
+    REQUIRE(s.tensors.size() == 2);
+    CHECK(s.tensors[0].path == "fc.weight");
+    CHECK(s.tensors[0].sizes == std::vector<int64_t>{3, 2});
+    CHECK(s.tensors[0].strides == std::vector<int64_t>{2, 1});
+    CHECK(s.tensors[0].storage_key == "0");
+    CHECK(s.tensors[1].path == "fc.bias");
+    CHECK(s.tensors[1].sizes == std::vector<int64_t>{3});
+    CHECK(s.tensors[1].storage_key == "1");
+    CHECK(s.tensors[1].dtype == 7);  // FloatStorage: float32 in the serde codes (etrecord_spec.md §4.2)
+  }
+  {
+    const TorchSave s = describe("parameters-shared-storage-p2.pkl");
+    REQUIRE(s.tensors.size() == 2);
+    CHECK(s.tensors[0].requires_grad);  // _rebuild_parameter(..., True, ...)
+    CHECK(s.tensors[1].storage_offset == 2);
+    CHECK(s.tensors[0].storage_key == s.tensors[1].storage_key);
+  }
+  {
+    const TorchSave s = describe("example-inputs-p4.pkl");
+    CHECK(s.root_type == "tuple");
+    REQUIRE(s.tensors.size() == 1);
+    CHECK(s.tensors[0].strides == std::vector<int64_t>{1, 2});
+    CHECK(s.tensors[0].dtype == 5);  // LongStorage: int64
+  }
+  {
+    const TorchSave s = describe("untyped-storage-v3-p5.pkl");
+    REQUIRE(s.tensors.size() == 1);
+    CHECK(s.tensors[0].dtype == 7);  // the dtype global torch.float32 of _rebuild_tensor_v3
+    CHECK(s.tensors[0].sizes == std::vector<int64_t>{4});
+  }
+  {
+    const TorchSave s = describe("scalars-and-containers-p4.pkl");
+    CHECK(s.root_type == "dict");
+    CHECK(s.root_items == 6);
+    CHECK(s.tensors.empty());
+  }
 }

@@ -57,6 +57,7 @@ TEST_CASE("fuzz regressions: the reader targets replay their reproducers and see
   replay("bundled", fuzz::bundled);
   replay("etrecord", fuzz::etrecord);
   CHECK(replay("etrecord-json", fuzz::etrecord_json) >= 1);  // seeds/etrecord-json/add_relu.json
+  CHECK(replay("etrecord-pickle", fuzz::etrecord_pickle) >= 5);  // seeds/etrecord-pickle/*.pkl
   replay("ptd", fuzz::ptd);
   CHECK(replay("npy", fuzz::npy) >= 1);          // seeds/npy/mlp-output.npy
   CHECK(replay("json-encode", fuzz::json_encode) >= 1);  // seeds/json-encode/mlp.json

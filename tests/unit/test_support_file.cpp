@@ -1,5 +1,6 @@
 // OutputFile's text writes: the bytes of the text, exactly, under the final
 // name only after commit.
+#include <filesystem>
 #include <string>
 
 #include "libcore/support/file.h"
@@ -61,4 +62,24 @@ TEST_CASE("write_files writes a directory of outputs all or none", "[support][fi
     REQUIRE(write_text_file(file.string(), "x").ok());
     CHECK(write_files(file.string(), good).error().message == "exists and is not a directory");
   }
+}
+
+TEST_CASE("a commit whose rename fails names the file and leaves no temporary behind", "[support][file][hostile]") {
+  const auto dir = test::scratch_dir();
+  const auto path = dir / "out.json";
+  auto out = OutputFile::create(path.string());
+  REQUIRE(out.ok());
+  REQUIRE((*out)->write_text("{}").ok());
+  // Something else puts a non-empty directory at the name before the commit:
+  // rename(2) cannot replace it (EISDIR).
+  std::filesystem::create_directories(path / "held");
+  const Status committed = (*out)->commit();
+  REQUIRE_FALSE(committed.ok());
+  CHECK(committed.error().kind == ErrorKind::kIo);
+  CHECK(committed.error().file == path.string());
+  CHECK(committed.error().message.rfind("cannot rename into place: ", 0) == 0);
+  CHECK(std::filesystem::is_directory(path / "held"));  // untouched
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  CHECK(entries == 1);  // only the directory: the temporary file is gone
 }

@@ -2,6 +2,8 @@
 // constant offsets) and every class of bad payload, each named by field.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "libcore/formats/xnnpack/xnn_reader.h"
 #include "tests/support/xnn_graph_builder.h"
 
@@ -109,6 +111,37 @@ TEST_CASE("xnn payload: bad payloads are refused with the field named", "[xnnpac
     const uint32_t y = g.output({1, 2});
     g.node(T::kFullyConnected, {x, w, xnn::kInvalidId}, {y});
     CHECK(read_error(g.payload()) == "xvalues[1].quant_params.scale: 3 scales for 2 channels");
+  }
+  SECTION("8-bit zero points outside the datatype and subnormal scales, as XNNPACK refuses them") {
+    for (auto [dt, zp, scale, message] :
+         {std::tuple{xnn::Datatype::kQint8, 128, 1.0f, "xvalues[0].quant_params.zero_point: zero point 128 outside [-128, 127]"},
+          std::tuple{xnn::Datatype::kQuint8, -1, 1.0f, "xvalues[0].quant_params.zero_point: zero point -1 outside [0, 255]"},
+          std::tuple{xnn::Datatype::kQint8, 0, 1e-40f, "xvalues[0].quant_params.scale: per-tensor scale 0.000000 is subnormal"}}) {
+      XnnGraphBuilder g;
+      const uint32_t x = g.input({2}, dt);
+      const uint32_t y = g.output({2}, dt);
+      for (uint32_t id : {x, y}) {
+        g.value(id).quantized = true;
+        g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
+        g.value(id).quant.scale = 1.0f;
+      }
+      g.value(x).quant.zero_point = zp;
+      g.value(x).quant.scale = scale;
+      g.node(T::kAbs, {x}, {y});
+      CHECK(read_error(g.payload()) == message);
+    }
+    // The edges of the ranges are accepted.
+    XnnGraphBuilder g;
+    const uint32_t x = g.input({2}, xnn::Datatype::kQuint8);
+    const uint32_t y = g.output({2}, xnn::Datatype::kQuint8);
+    for (uint32_t id : {x, y}) {
+      g.value(id).quantized = true;
+      g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
+      g.value(id).quant.scale = 1.0f;
+    }
+    g.value(x).quant.zero_point = 255;
+    g.node(T::kAbs, {x}, {y});
+    CHECK(xnn::read_xnn_payload(g.payload()).ok());
   }
   SECTION("a transpose whose perm is not a permutation") {
     XnnGraphBuilder g;

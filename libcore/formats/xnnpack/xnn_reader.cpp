@@ -32,6 +32,18 @@ Status read_quant(const fb::QuantizedTensorValue& q, const Value& v, QuantParams
       if (!(out.scale > 0) || !std::isfinite(out.scale)) {
         return bad_input("per-tensor scale " + std::to_string(out.scale) + " is not a positive number", "quant_params.scale");
       }
+      // 8-bit values: what xnn_define_quantized_tensor_value accepts (the
+      // integer kernels rely on both).
+      if (v.datatype == Datatype::kQint8 || v.datatype == Datatype::kQuint8) {
+        const int32_t lo = v.datatype == Datatype::kQint8 ? -128 : 0, hi = lo + 255;
+        if (out.zero_point < lo || out.zero_point > hi) {
+          return bad_input("zero point " + std::to_string(out.zero_point) + " outside [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]", "quant_params.zero_point");
+        }
+        if (!std::isnormal(out.scale)) {
+          return bad_input("per-tensor scale " + std::to_string(out.scale) + " is subnormal", "quant_params.scale");
+        }
+      }
       return {};
     }
     case fb::QuantParams::PerChannelQuant: {

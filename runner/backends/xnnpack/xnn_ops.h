@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "runner/backends/xnnpack/xnn_runtime.h"
@@ -58,6 +59,37 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
 // A fully connected node on dynamically quantized rows (qdint8) with
 // per-channel int8 or int4 weights, as XNNPACK's qd8 GEMMs compute it.
 Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_t in_ch, size_t out_ch, bool transposed);
+
+// XNNPACK's arithmetic on 8-bit per-tensor quantized values (qint8/quint8),
+// as the version ExecuTorch pins (XNNPACK 92a7ad50) computes it; each scheme
+// is one helper, shared by the nodes that use it (xnn_ops_quantized.cpp).
+struct Q8 {
+  bool is_signed = true;
+  float scale = 1;
+  int32_t zero_point = 0;
+  int32_t lo() const { return is_signed ? -128 : 0; }
+  int32_t hi() const { return is_signed ? 127 : 255; }
+  int32_t of(uint8_t byte) const { return is_signed ? int32_t(int8_t(byte)) : int32_t(byte); }
+  int32_t at(const uint8_t* data, size_t i) const { return of(data[i]); }
+};
+bool is_q8(const Slot& s);  // qint8 or quint8
+Q8 q8_of(const Slot& s);
+// fp32 requantization (qs8/qu8 GEMMs, vmul, vprelu): float(acc) * scale,
+// clamped to [lo, hi] less the zero point, rounded to nearest even, plus it.
+int32_t requantize_fp32(int32_t acc, float scale, int32_t zero_point, int32_t lo, int32_t hi);
+// xnn_qs8_quantize / xnn_qu8_quantize: a float output min/max as a bound.
+int32_t quantized_bound(float value, const Q8& out);
+// The reference kernels' quantization: round(y * inv_scale + zero_point),
+// NaN -> 0, saturated to [lo, hi].
+int32_t quantize_reference(float y, float inv_scale, float zero_point, int32_t lo, int32_t hi);
+
+// Nodes on 8-bit values computed as XNNPACK does; each returns false (and
+// does nothing) when XNNPACK would not take its integer or table path for
+// these datatypes, leaving the node to the float path.
+Result<bool> quantized_unary(NodeCall& call);
+// `stride_a`/`stride_b`: each operand's element strides broadcast to `shape` (0 where broadcast).
+Result<bool> quantized_binary(NodeCall& call, std::span<const size_t> shape, std::span<const size_t> stride_a,
+                              std::span<const size_t> stride_b);
 
 // Checked product of dimensions.
 Result<size_t> product(std::span<const size_t> dims);

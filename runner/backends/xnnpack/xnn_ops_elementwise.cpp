@@ -1,7 +1,9 @@
-// Unary and binary elementwise nodes, softmax and convert. Computed in fp32
-// on float views of the operands (read_floats), then rounded or quantized
-// into the output's datatype; the node's output min/max clamp applies to
-// the arithmetic nodes as xnn_define_binary/unary with params do.
+// Unary and binary elementwise nodes, softmax and convert. 8-bit quantized
+// operands take XNNPACK's integer kernels or tables (quantized_unary,
+// quantized_binary); the rest is computed in fp32 on float views of the
+// operands (read_floats), then rounded or quantized into the output's
+// datatype; the node's output min/max clamp applies to the arithmetic nodes
+// as xnn_define_binary/unary with params do.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -80,6 +82,8 @@ Status unary(NodeCall& call) {
     if (out.data != in.data) std::memmove(out.data, in.data, n * element_size(in.dtype));
     return {};
   }
+  ETKIT_ASSIGN_OR_RETURN(const bool done, quantized_unary(call));
+  if (done) return {};
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const xnn::NodeType t = call.node.type;
@@ -162,10 +166,12 @@ Status binary(NodeCall& call) {
   ETKIT_ASSIGN_OR_RETURN(auto shape, broadcast(a.dims, b.dims));
   // PReLU's slope broadcasts over the channels, the last dimension.
   ETKIT_TRY(call.runtime.reshape(out, shape));
+  const auto sa = broadcast_strides(a.dims, shape), sb = broadcast_strides(b.dims, shape);
+  ETKIT_ASSIGN_OR_RETURN(const bool done, quantized_binary(call, shape, sa, sb));
+  if (done) return {};
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(a, call.runtime.scratch(0)));
   ETKIT_ASSIGN_OR_RETURN(const float* z, read_floats(b, call.runtime.scratch(1)));
   float* y = output_floats(out, call.runtime.scratch(2));
-  const auto sa = broadcast_strides(a.dims, shape), sb = broadcast_strides(b.dims, shape);
   using T = xnn::NodeType;
   switch (call.node.type) {
     case T::kAdd: binary_loop(shape, x, sa, z, sb, y, [](float p, float q) { return p + q; }); break;

@@ -134,10 +134,13 @@ Status constant_pad(NodeCall& call) {
   std::vector<size_t> shape(rank);
   for (size_t i = 0; i < rank; ++i) shape[i] = in.dims[i] + pre[i] + post[i];
   ETKIT_TRY(call.runtime.reshape(out, shape));
-  // The padding value in the output's datatype.
+  // The padding value in the output's datatype (8-bit: xnn_qs8_quantize, as
+  // xnn_define_static_constant_pad stores it).
   std::vector<float>& one = call.runtime.scratch(0);
   std::vector<uint8_t> fill(e, 0);
-  {
+  if (is_q8(out)) {
+    fill[0] = uint8_t(quantized_bound(call.node.scalar, q8_of(out)));
+  } else {
     Slot cell = out;
     cell.dims = {};
     cell.data = fill.data();
@@ -228,6 +231,34 @@ Result<PoolGeometry> pool_geometry(const NodeCall& call, const Slot& in) {
   return g;
 }
 
+// s8/u8 max pooling: the largest byte under the window, clamped between the
+// quantized output min/max (the output keeps the input's parameters).
+void max_pooling_q8(const NodeCall& call, const PoolGeometry& g, const Slot& in, Slot& out) {
+  const Q8 iq = q8_of(in), oq = q8_of(out);
+  const xnn::Window& w = call.node.window;
+  const int32_t lo = quantized_bound(call.node.output_min, oq), hi = quantized_bound(call.node.output_max, oq);
+  for (size_t img = 0; img < g.n; ++img) {
+    for (size_t oy = 0; oy < g.oh; ++oy) {
+      const TapRange ry = valid_taps(oy, w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, g.ih);
+      for (size_t ox = 0; ox < g.ow; ++ox) {
+        const TapRange rx = valid_taps(ox, w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, g.iw);
+        const size_t o = ((img * g.oh + oy) * g.ow + ox) * g.c;
+        for (size_t c = 0; c < g.c; ++c) {
+          int32_t m = iq.lo();
+          for (size_t ky = ry.first; ky < ry.last; ++ky) {
+            const size_t iy = oy * w.stride_h + ky * w.dilation_h - w.pad_top;
+            for (size_t kx = rx.first; kx < rx.last; ++kx) {
+              const size_t ix = ox * w.stride_w + kx * w.dilation_w - w.pad_left;
+              m = std::max(m, iq.at(in.data, ((img * g.ih + iy) * g.iw + ix) * g.c + c));
+            }
+          }
+          out.data[o + c] = uint8_t(std::clamp(m, lo, hi));
+        }
+      }
+    }
+  }
+}
+
 // Max pooling ignores padding; average pooling divides by the number of
 // input pixels under the window (padding excluded, as XNNPACK does).
 Status pooling(NodeCall& call) {
@@ -235,6 +266,10 @@ Status pooling(NodeCall& call) {
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(call, in));
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{g.n, g.oh, g.ow, g.c}));
+  if (call.node.type == xnn::NodeType::kMaxPooling2d && is_q8(in) && in.dtype == out.dtype) {
+    max_pooling_q8(call, g, in, out);
+    return {};
+  }
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   const xnn::Window& w = call.node.window;
@@ -270,6 +305,32 @@ Status pooling(NodeCall& call) {
   return write_floats(out, y);
 }
 
+// XNNPACK's 8-bit mean (a static reduce): int32 sums of the stored values,
+// converted as float(sum) * scale' + zero_point' with scale' = (input scale
+// / output scale) * (1 / count) and zero_point' = out_zp - count * in_zp *
+// scale' (the input zero point folded into the output's), rounded to
+// nearest even and saturated; then the clamp node xnn_define_global_average_
+// pooling_2d adds for a finite min/max, between the quantized bounds.
+void mean_q8(const NodeCall& call, const Slot& in, Slot& out, size_t n, size_t pixels, size_t c) {
+  const Q8 iq = q8_of(in), oq = q8_of(out);
+  const float scale = (in.scale / out.scale) * (1.0f / float(pixels));
+  const float zero_point = float(oq.zero_point) - (float(int32_t(pixels)) * float(iq.zero_point)) * scale;
+  int32_t lo = oq.lo(), hi = oq.hi();
+  const xnn::Node& node = call.node;
+  if (node.has_output_min_max && !(node.output_min == -INFINITY && node.output_max == INFINITY)) {
+    lo = quantized_bound(node.output_min, oq);
+    hi = quantized_bound(node.output_max, oq);
+  }
+  for (size_t img = 0; img < n; ++img) {
+    for (size_t k = 0; k < c; ++k) {
+      uint32_t sum = 0;  // wraps as XNNPACK's int32 accumulators do
+      for (size_t p = 0; p < pixels; ++p) sum += uint32_t(iq.at(in.data, (img * pixels + p) * c + k));
+      const int32_t q = quantize_reference(float(int32_t(sum)), scale, zero_point, oq.lo(), oq.hi());
+      out.data[img * c + k] = uint8_t(std::clamp(q, lo, hi));
+    }
+  }
+}
+
 // The mean over height and width: [N, H, W, C] -> [N, 1, 1, C] (or [N, C]
 // when the output is declared 2-D).
 Status global_average_pooling(NodeCall& call) {
@@ -279,6 +340,10 @@ Status global_average_pooling(NodeCall& call) {
   const size_t n = in.dims[0], pixels = in.dims[1] * in.dims[2], c = in.dims[3];
   const std::vector<size_t> shape = out.def->dims.size() == 2 ? std::vector<size_t>{n, c} : std::vector<size_t>{n, 1, 1, c};
   ETKIT_TRY(call.runtime.reshape(out, shape));
+  if (is_q8(in) && in.dtype == out.dtype) {
+    mean_q8(call, in, out, n, pixels, c);
+    return {};
+  }
   ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
   float* y = output_floats(out, call.runtime.scratch(1));
   for (size_t img = 0; img < n; ++img) {
@@ -339,6 +404,54 @@ Status argmax_pooling(NodeCall& call) {
 
 // Bilinear resize of NHWC, half-pixel centres unless align_corners (or the
 // TensorFlow legacy mode, which maps corners by the plain ratio).
+// One output coordinate's source pixels and 11-bit weight, as XNNPACK's
+// q11 indirection computes them for 8-bit resizes (in float, then
+// round(fraction * 2048)).
+struct Q11Tap {
+  size_t first, second;
+  int32_t weight;
+};
+Q11Tap q11_tap(size_t o, size_t in_size, size_t out_size, bool align, bool legacy) {
+  const int32_t adjustment = align && out_size != 1 ? 1 : 0;
+  const float scale = float(int32_t(in_size) - adjustment) / float(int32_t(out_size) - adjustment);
+  const float max = float(in_size - 1);
+  float source;
+  if (align || legacy) {
+    source = std::fmin(float(int32_t(o)) * scale, max);
+  } else {
+    source = float(int32_t(o)) * scale + (0.5f * scale - 0.5f);
+    source = std::fmin(std::fmax(source, 0.0f), max);
+  }
+  const size_t first = size_t(int32_t(source));
+  return Q11Tap{first, std::min(first + 1, in_size - 1), int32_t(std::lrint((source - float(first)) * 0x1.0p+11f))};
+}
+
+// s8/u8 bilinear interpolation of the stored bytes (the quantization
+// parameters pass through): horizontal then vertical blends in Q11 fixed
+// point, rounded once at the end: (acc + 2^21) >> 22.
+void resize_bilinear_q8(const Slot& in, Slot& out, size_t n, size_t ih, size_t iw, size_t oh, size_t ow, size_t c,
+                        bool align, bool legacy) {
+  const Q8 q = q8_of(in);
+  for (size_t img = 0; img < n; ++img) {
+    for (size_t oy = 0; oy < oh; ++oy) {
+      const Q11Tap ty = q11_tap(oy, ih, oh, align, legacy);
+      for (size_t ox = 0; ox < ow; ++ox) {
+        const Q11Tap tx = q11_tap(ox, iw, ow, align, legacy);
+        const size_t row0 = (img * ih + ty.first) * iw, row1 = (img * ih + ty.second) * iw;
+        const size_t o = ((img * oh + oy) * ow + ox) * c;
+        for (size_t k = 0; k < c; ++k) {
+          const int32_t tl = q.at(in.data, (row0 + tx.first) * c + k), tr = q.at(in.data, (row0 + tx.second) * c + k);
+          const int32_t bl = q.at(in.data, (row1 + tx.first) * c + k), br = q.at(in.data, (row1 + tx.second) * c + k);
+          const int32_t top = tl * 2048 + (tr - tl) * tx.weight;
+          const int32_t bottom = bl * 2048 + (br - bl) * tx.weight;
+          const int32_t acc = top * 2048 + (bottom - top) * ty.weight;
+          out.data[o + k] = uint8_t((acc + (1 << 21)) >> 22);
+        }
+      }
+    }
+  }
+}
+
 Status resize_bilinear(NodeCall& call) {
   Slot& in = *call.in[0];
   Slot& out = *call.out[0];
@@ -346,10 +459,15 @@ Status resize_bilinear(NodeCall& call) {
   const size_t n = in.dims[0], ih = in.dims[1], iw = in.dims[2], c = in.dims[3];
   const size_t oh = call.node.new_height, ow = call.node.new_width;
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{n, oh, ow, c}));
-  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
-  float* y = output_floats(out, call.runtime.scratch(1));
   const bool align = (call.node.flags & xnn::kAlignCorners) != 0;
   const bool legacy = (call.node.flags & xnn::kTensorflowLegacy) != 0;
+  if (is_q8(in) && in.dtype == out.dtype) {
+    if (ih == 0 || iw == 0 || oh == 0 || ow == 0) return {};
+    resize_bilinear_q8(in, out, n, ih, iw, oh, ow, c, align, legacy);
+    return {};
+  }
+  ETKIT_ASSIGN_OR_RETURN(const float* x, read_floats(in, call.runtime.scratch(0)));
+  float* y = output_floats(out, call.runtime.scratch(1));
   auto source = [&](size_t o, size_t in_size, size_t out_size) {
     if (align) return out_size > 1 ? float(o) * float(in_size - 1) / float(out_size - 1) : 0.0f;
     const float scale = float(in_size) / float(out_size);

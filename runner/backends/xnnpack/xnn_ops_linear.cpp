@@ -9,9 +9,11 @@
 // as XNNPACK does before the product.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "runner/backends/xnnpack/xnn_ops.h"
 #include "runner/backends/xnnpack/xnn_ops_table.h"
+#include "runner/kernels/linalg/depthwise.h"
 #include "runner/kernels/linalg/gemm.h"
 
 namespace etkit::rt::xnnpack {
@@ -145,25 +147,53 @@ Status fully_connected(NodeCall& call) {
   return write_floats(out, y);
 }
 
+// Copies floats; a few in 16-, 8- and 4-byte moves: the runs im2col copies
+// are mostly short (3 to 9 floats in the stem), too short for a memmove call.
+void copy_short(const float* src, size_t n, float* dst) {
+  if (n > 32) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) std::memcpy(dst + i, src + i, 4 * sizeof(float));
+  if (n - i >= 2) {
+    std::memcpy(dst + i, src + i, 2 * sizeof(float));
+    i += 2;
+  }
+  if (i < n) dst[i] = src[i];
+}
+
 // Gathers the input patches of output rows [oy0, oy0 + rows) for one group
-// into `cols` ([pixels, kh * kw * group_in]; zero where padding).
+// into `cols` ([pixels, kh * kw * group_in]; zero where padding). With one
+// group and no dilation a kernel row's taps are one contiguous run of the
+// input (9 floats for the RGB stem), copied at once rather than tap by tap.
 void im2col_nhwc(const float* x, const ConvShape& s, const xnn::Window& w, size_t group_offset, size_t group_in,
                  size_t image, size_t oy0, size_t rows, float* cols) {
-  const size_t patch = size_t(w.kernel_h) * w.kernel_w * group_in;
+  const size_t row_len = size_t(w.kernel_w) * group_in, patch = size_t(w.kernel_h) * row_len;
+  const bool runs = group_in == s.ic && w.dilation_w == 1;
   for (size_t oy = oy0; oy < oy0 + rows; ++oy) {
+    const TapRange ry = valid_taps(oy, w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, s.ih);
     for (size_t ox = 0; ox < s.ow; ++ox) {
+      const TapRange rx = valid_taps(ox, w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, s.iw);
       float* dst = cols + ((oy - oy0) * s.ow + ox) * patch;
-      for (size_t ky = 0; ky < w.kernel_h; ++ky) {
-        const int64_t iy = int64_t(oy * w.stride_h + ky * w.dilation_h) - int64_t(w.pad_top);
-        for (size_t kx = 0; kx < w.kernel_w; ++kx, dst += group_in) {
-          const int64_t ix = int64_t(ox * w.stride_w + kx * w.dilation_w) - int64_t(w.pad_left);
-          if (iy < 0 || ix < 0 || iy >= int64_t(s.ih) || ix >= int64_t(s.iw)) {
-            std::fill(dst, dst + group_in, 0.0f);
-          } else {
-            std::memcpy(dst, x + ((image * s.ih + size_t(iy)) * s.iw + size_t(ix)) * s.ic + group_offset,
-                        group_in * sizeof(float));
+      for (size_t ky = 0; ky < w.kernel_h; ++ky, dst += row_len) {
+        if (ky < ry.first || ky >= ry.last || rx.first == rx.last) {
+          std::fill(dst, dst + row_len, 0.0f);
+          continue;
+        }
+        const size_t iy = oy * w.stride_h + ky * w.dilation_h - w.pad_top;
+        const size_t ix0 = ox * w.stride_w + rx.first * w.dilation_w - w.pad_left;
+        const float* src = x + ((image * s.ih + iy) * s.iw + ix0) * s.ic + group_offset;
+        std::fill(dst, dst + rx.first * group_in, 0.0f);
+        if (runs) {
+          copy_short(src, (rx.last - rx.first) * group_in, dst + rx.first * group_in);
+        } else {
+          for (size_t kx = rx.first; kx < rx.last; ++kx) {
+            copy_short(src, group_in, dst + kx * group_in);
+            src += size_t(w.dilation_w) * s.ic;
           }
         }
+        std::fill(dst + rx.last * group_in, dst + row_len, 0.0f);
       }
     }
   }
@@ -242,6 +272,18 @@ Status depthwise_convolution(NodeCall& call) {
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const xnn::Window& win = node.window;
+  if (multiplier == 1) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float lo = node.has_output_min_max ? node.output_min : -inf, hi = node.has_output_min_max ? node.output_max : inf;
+    const kernels::linalg::DepthwiseWindow dw{int64_t(s.ih), int64_t(s.iw), int64_t(s.oh), int64_t(s.ow),
+                                              win.kernel_h, win.kernel_w, win.stride_h, win.stride_w,
+                                              win.pad_top, win.pad_left, win.dilation_h, win.dilation_w};
+    for (size_t img = 0; img < s.n; ++img) {
+      kernels::linalg::depthwise_nhwc(dw, int64_t(s.oc), a + img * s.ih * s.iw * s.ic, int64_t(s.iw * s.ic),
+                                      int64_t(s.ic), wf, bias, lo, hi, y + img * s.oh * s.ow * s.oc);
+    }
+    return write_floats(out, y);
+  }
   for (size_t img = 0; img < s.n; ++img) {
     for (size_t oy = 0; oy < s.oh; ++oy) {
       for (size_t ox = 0; ox < s.ow; ++ox) {
@@ -259,13 +301,9 @@ Status depthwise_convolution(NodeCall& call) {
             const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
             const float* px = a + ((img * s.ih + iy) * s.iw + ix) * s.ic;
             const float* pw = wf + (ky * win.kernel_w + kx) * s.oc;
-            if (multiplier == 1) {
-              for (size_t c = 0; c < s.oc; ++c) acc[c] += px[c] * pw[c];
-            } else {
-              for (size_t ic = 0; ic < channels; ++ic) {
-                const float v = px[ic];
-                for (size_t m = 0; m < multiplier; ++m) acc[ic * multiplier + m] += v * pw[ic * multiplier + m];
-              }
+            for (size_t ic = 0; ic < channels; ++ic) {
+              const float v = px[ic];
+              for (size_t m = 0; m < multiplier; ++m) acc[ic * multiplier + m] += v * pw[ic * multiplier + m];
             }
           }
         }
@@ -312,25 +350,44 @@ Status transposed_convolution(NodeCall& call) {
       std::fill(row, row + oc, 0.0f);
     }
   }
-  // Scatter every input pixel through the kernel.
+  // Per group a GEMM gives every input pixel's contribution to each tap,
+  // cols[pixel, (tap, o)] = x_g[pixel, :] @ filter_g[o, tap, :], which then
+  // adds into the output pixel the tap lands on (col2im). The filter is
+  // rearranged to [gin, (tap, o)] so each tap's outputs are contiguous.
+  const size_t taps = size_t(win.kernel_h) * win.kernel_w, ncols = taps * gout;
+  std::vector<float>& wt = call.runtime.scratch(4);
+  wt.resize(groups * gin * ncols);
+  for (size_t g = 0; g < groups; ++g) {
+    for (size_t o = 0; o < gout; ++o) {
+      for (size_t t = 0; t < taps; ++t) {
+        const float* src = wf + ((g * gout + o) * taps + t) * gin;
+        for (size_t i = 0; i < gin; ++i) wt[(g * gin + i) * ncols + t * gout + o] = src[i];
+      }
+    }
+  }
+  // Input pixels per GEMM, so the columns stay within ~16 MiB.
+  const size_t pixels = ih * iw, chunk = std::min(pixels, std::max<size_t>(1, (size_t(4) << 20) / ncols));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(chunk) * ncols * sizeof(float)));
+  std::vector<float>& cols = call.runtime.scratch(5);
+  cols.resize(chunk * ncols);
   for (size_t img = 0; img < n; ++img) {
-    for (size_t iy = 0; iy < ih; ++iy) {
-      for (size_t ix = 0; ix < iw; ++ix) {
-        const float* px = a + ((img * ih + iy) * iw + ix) * ic;
-        for (size_t ky = 0; ky < win.kernel_h; ++ky) {
-          const int64_t oy = int64_t(iy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
-          if (oy < 0 || oy >= oh) continue;
-          for (size_t kx = 0; kx < win.kernel_w; ++kx) {
-            const int64_t ox = int64_t(ix * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
-            if (ox < 0 || ox >= ow) continue;
-            float* py = y + ((img * size_t(oh) + size_t(oy)) * size_t(ow) + size_t(ox)) * oc;
-            for (size_t g = 0; g < groups; ++g) {
-              for (size_t o = 0; o < gout; ++o) {
-                const float* pw = wf + (((g * gout + o) * win.kernel_h + ky) * win.kernel_w + kx) * gin;
-                float sum = 0;
-                for (size_t i = 0; i < gin; ++i) sum += px[g * gin + i] * pw[i];
-                py[g * gout + o] += sum;
-              }
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t p0 = 0; p0 < pixels; p0 += chunk) {
+        const size_t count = std::min(chunk, pixels - p0);
+        sgemm(int64_t(count), int64_t(ncols), int64_t(gin), 1.0f,
+              MatrixView{a + (img * pixels + p0) * ic + g * gin, int64_t(ic), 1},
+              MatrixView{wt.data() + g * gin * ncols, int64_t(ncols), 1}, 0.0f, cols.data(), int64_t(ncols));
+        for (size_t p = p0; p < p0 + count; ++p) {
+          const size_t iy = p / iw, ix = p % iw;
+          for (size_t ky = 0; ky < win.kernel_h; ++ky) {
+            const int64_t oy = int64_t(iy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
+            if (oy < 0 || oy >= oh) continue;
+            for (size_t kx = 0; kx < win.kernel_w; ++kx) {
+              const int64_t ox = int64_t(ix * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
+              if (ox < 0 || ox >= ow) continue;
+              float* __restrict py = y + ((img * size_t(oh) + size_t(oy)) * size_t(ow) + size_t(ox)) * oc + g * gout;
+              const float* __restrict src = cols.data() + (p - p0) * ncols + (ky * win.kernel_w + kx) * gout;
+              for (size_t o = 0; o < gout; ++o) py[o] += src[o];
             }
           }
         }

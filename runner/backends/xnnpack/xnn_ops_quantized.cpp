@@ -6,7 +6,15 @@
 // clamped to the output bounds less the zero point, rounded to nearest
 // even, plus the zero point. Padding contributes nothing (XNNPACK pads with
 // the input zero point). Bit-exact with XNNPACK's reference arithmetic.
+//
+// Below them, the 8-bit elementwise nodes with the arithmetic schemes of the
+// XNNPACK ExecuTorch pins (92a7ad50): the add's fixed-point multipliers, the
+// 8-bit multiplier of convert and leaky ReLU, the fp32 requantization (also
+// the GEMMs'), and the reference kernels' float round trip, which XNNPACK
+// runs as a 256-entry table for unary nodes. docs/xnnpack.md lists them.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 
 #include "runner/backends/xnnpack/xnn_ops.h"
@@ -29,29 +37,19 @@ struct Requantizer {
   int32_t operator()(int64_t acc, size_t channel) const {
     // The kernels accumulate in int32 (wrapping); the sum of products here is exact in int64.
     const int32_t a = int32_t(uint32_t(uint64_t(acc) + uint64_t(uint32_t(bias[channel]))));
-    float v = float(a) * scale[channel];
-    v = std::fmax(v, float(out_min - out_zero_point));
-    v = std::fmin(v, float(out_max - out_zero_point));
-    return int32_t(std::nearbyint(v)) + out_zero_point;
+    return requantize_fp32(a, scale[channel], out_zero_point, out_min, out_max);
   }
 };
-
-// XNNPACK's bound for an output min/max given as a float (xnn_qs8_quantize).
-int32_t bound(float value, const Slot& out, int32_t lo, int32_t hi) {
-  const float v = value / out.scale + float(out.zero_point);
-  return int32_t(std::nearbyint(std::fmin(std::fmax(v, float(lo)), float(hi))));
-}
 
 Result<Requantizer> make_requantizer(const NodeCall& call, const Slot& x, const Slot& w, const Slot* b,
                                      const Slot& out, size_t channels) {
   Requantizer r;
-  const bool unsigned_out = out.dtype == xnn::Datatype::kQuint8;
-  const int32_t lo = unsigned_out ? 0 : -128, hi = unsigned_out ? 255 : 127;
-  r.out_min = lo;
-  r.out_max = hi;
+  const Q8 oq = q8_of(out);
+  r.out_min = oq.lo();
+  r.out_max = oq.hi();
   if (call.node.has_output_min_max) {
-    r.out_min = bound(call.node.output_min, out, lo, hi);
-    r.out_max = bound(call.node.output_max, out, lo, hi);
+    r.out_min = quantized_bound(call.node.output_min, oq);
+    r.out_max = quantized_bound(call.node.output_max, oq);
   }
   r.x_zero_point = x.zero_point;
   r.w_zero_point = w.dtype == xnn::Datatype::kQcint8 ? 0 : w.zero_point;
@@ -80,6 +78,32 @@ Result<Requantizer> make_requantizer(const NodeCall& call, const Slot& x, const 
 }
 
 }  // namespace
+
+bool is_q8(const Slot& s) { return is_8bit(s.dtype); }
+
+Q8 q8_of(const Slot& s) { return Q8{s.dtype != xnn::Datatype::kQuint8, s.scale, s.zero_point}; }
+
+int32_t requantize_fp32(int32_t acc, float scale, int32_t zero_point, int32_t lo, int32_t hi) {
+  // The kernels add a magic bias (1.5 * 2^23) to round: nearest even.
+  float v = float(acc) * scale;
+  v = std::fmax(v, float(lo - zero_point));
+  v = std::fmin(v, float(hi - zero_point));
+  return int32_t(std::nearbyint(v)) + zero_point;
+}
+
+int32_t quantized_bound(float value, const Q8& out) {
+  const float v = value / out.scale + float(out.zero_point);
+  return int32_t(std::nearbyint(std::fmin(std::fmax(v, float(out.lo())), float(out.hi()))));
+}
+
+int32_t quantize_reference(float y, float inv_scale, float zero_point, int32_t lo, int32_t hi) {
+  // Multiply and add stay two roundings: XNNPACK's x86-64 build does not fuse them.
+  float v = y * inv_scale;
+  v = v + zero_point;
+  if (std::isnan(v)) v = 0.0f;
+  v = std::nearbyint(v);
+  return int32_t(std::fmin(std::fmax(v, float(lo)), float(hi)));
+}
 
 bool integer_path(const Slot& x, const Slot& w, const Slot& out) {
   return is_8bit(x.dtype) && is_8bit(out.dtype) && (is_8bit(w.dtype) || w.dtype == xnn::Datatype::kQcint8);
@@ -227,6 +251,244 @@ Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_
     }
   }
   return {};
+}
+
+namespace {
+
+// The 8-bit multiplier scheme of qs8/qu8 convert and leaky ReLU:
+// ((x - in_zero_point) * multiplier + 128) >> 8 (arithmetic) + out_zero_point,
+// saturated; the multiplier is round_half_even(256 * scale).
+int32_t multiply_shift8(int32_t x_less_zero_point, int32_t multiplier, const Q8& out) {
+  const int32_t v = ((x_less_zero_point * multiplier + 0x80) >> 8) + out.zero_point;
+  return std::clamp(v, out.lo(), out.hi());
+}
+
+Result<int32_t> multiplier8(float scale, bool allow_negative) {
+  const float magnitude = std::fabs(scale);
+  if (!(magnitude >= 0x1.0p-8f && magnitude <= 0x1.0p+7f) || (!allow_negative && scale < 0)) {
+    return node_error("quantization scale ratio " + std::to_string(scale) + " outside XNNPACK's [2^-8, 2^7]");
+  }
+  return int32_t(std::lrint(256.0f * scale));
+}
+
+// qs8/qu8 add (subtract negates b's scale): a and b times fixed-point
+// multipliers with 20-21 significant bits, a rounding bias, an arithmetic
+// shift, the zero point, saturation (xnn_init_qs8_add_minmax_scalar_params).
+struct AddScheme {
+  int32_t a_multiplier = 0, b_multiplier = 0, bias = 0;
+  int shift = 0;
+
+  static Result<AddScheme> make(const Q8& a, const Q8& b, const Q8& out, bool subtract) {
+    const float a_scale = a.scale / out.scale;
+    const float b_scale = (subtract ? -b.scale : b.scale) / out.scale;
+    const float max_scale = std::fmax(std::fabs(a_scale), std::fabs(b_scale));
+    for (float v : {a_scale, b_scale}) {
+      if (!(std::fabs(v) >= 0x1.0p-10f && std::fabs(v) < 0x1.0p+8f)) {
+        return node_error("input to output scale ratio " + std::to_string(v) + " outside XNNPACK's [2^-10, 2^8)");
+      }
+    }
+    AddScheme r;
+    r.shift = 20 - std::ilogb(max_scale);  // in [13, 30]
+    const auto multiplier = [&](float v) {
+      const int32_t m = int32_t(std::lrint(std::ldexp(std::fabs(v), r.shift)));
+      return std::signbit(v) ? -m : m;
+    };
+    r.a_multiplier = multiplier(a_scale);
+    r.b_multiplier = multiplier(b_scale);
+    r.bias = (int32_t(1) << (r.shift - 1)) - r.a_multiplier * a.zero_point - r.b_multiplier * b.zero_point;
+    return r;
+  }
+  int32_t operator()(int32_t a, int32_t b, const Q8& out) const {
+    const int32_t acc = bias + a * a_multiplier + b * b_multiplier;
+    return std::clamp((acc >> shift) + out.zero_point, out.lo(), out.hi());
+  }
+};
+
+float dequantize_reference(int32_t q, const Q8& in) { return (float(q) - float(in.zero_point)) * in.scale; }
+
+// The float function XNNPACK's reference kernel applies to dequantized
+// values (src/reference/unary-elementwise.cc), evaluated as it is.
+float reference_unary(xnn::NodeType t, float x, const xnn::Node& node) {
+  using T = xnn::NodeType;
+  switch (t) {
+    case T::kSigmoid: {
+      if (x > 100) return 1;
+      if (x < -100) return 0;
+      const double e = std::exp(double(x));
+      return float(e / (1 + e));
+    }
+    case T::kTanh: return std::tanh(x);
+    case T::kELU: return x < 0 ? node.scalar * std::expm1(x) : x;
+    case T::kGelu: return float((x / 2) * (1 + std::erf(double(x) * std::sqrt(2.0) / 2)));
+    case T::kHardswish: return (x / 6) * std::max<float>(std::min<float>(x + 3, 6), 0);
+    case T::kLeakyReLU: return x < 0 ? x * node.scalar : x;
+    case T::kFloor: return std::floor(x);
+    case T::kCeiling: return std::ceil(x);
+    case T::kSquareRoot: return std::sqrt(x);
+    case T::kReciprocalSquareRoot: return 1 / std::sqrt(x);
+    case T::kLog: return std::log(x);
+    case T::kExp: return std::exp(x);
+    case T::kSin: return std::sin(x);
+    case T::kCos: return std::cos(x);
+    case T::kAbs: return std::fabs(x);
+    case T::kNegate: return -x;
+    case T::kSquare: return x * x;
+    default: return x;  // Convert, Copy
+  }
+}
+
+// A 256-entry table indexed by the input byte, applied to every element:
+// how XNNPACK runs reference unary operators on 8-bit values.
+using Table = std::array<uint8_t, 256>;
+
+void apply(const Table& table, const Slot& in, Slot& out) {
+  const size_t n = out.numel();
+  for (size_t i = 0; i < n; ++i) out.data[i] = table[in.data[i]];
+}
+
+Table reference_table(const NodeCall& call, const Q8& in, const Q8& out) {
+  Table table{};
+  const float inv_scale = 1.0f / out.scale;
+  for (int b = 0; b < 256; ++b) {
+    const float x = dequantize_reference(in.of(uint8_t(b)), in);
+    const float y = reference_unary(call.node.type, x, call.node);
+    table[size_t(b)] = uint8_t(quantize_reference(y, inv_scale, float(out.zero_point), out.lo(), out.hi()));
+  }
+  return table;
+}
+
+// An 8-bit clamp: between the quantized bounds when input and output share
+// their parameters (s8/u8 clamp), else XNNPACK's reference table.
+Table clamp_table(const Q8& in, const Q8& out, bool same_params, float min, float max) {
+  Table table{};
+  const int32_t lo = quantized_bound(min, out), hi = quantized_bound(max, out);
+  const float inv_scale = 1.0f / out.scale;
+  for (int b = 0; b < 256; ++b) {
+    const int32_t q = in.of(uint8_t(b));
+    table[size_t(b)] = uint8_t(same_params ? std::clamp(q, lo, hi)
+                                           : quantize_reference(std::min(std::max(dequantize_reference(q, in), min), max),
+                                                                inv_scale, float(out.zero_point), out.lo(), out.hi()));
+  }
+  return table;
+}
+
+bool same_params(const Slot& a, const Slot& b) {
+  return a.dtype == b.dtype && a.scale == b.scale && a.zero_point == b.zero_point;
+}
+
+// A constant holding one value (XNNPACK's "static scalar").
+bool is_static_scalar(const Slot& s) { return s.def && s.def->is_constant() && s.numel() == 1; }
+
+}  // namespace
+
+Result<bool> quantized_unary(NodeCall& call) {
+  using T = xnn::NodeType;
+  const Slot& in = *call.in[0];
+  Slot& out = *call.out[0];
+  if (!is_q8(in) || !is_q8(out) || call.node.type == T::kCopy) return false;
+  const Q8 iq = q8_of(in), oq = q8_of(out);
+  const bool same_type = in.dtype == out.dtype;
+  const float min = call.node.output_min, max = call.node.output_max;
+  Table table{};
+  if (call.node.type == T::kClamp && same_type && min == -INFINITY && max == INFINITY) {
+    // optimize_common_subgraphs_spurious_clamps makes an unbounded clamp a copy.
+    if (out.data != in.data) std::memmove(out.data, in.data, out.numel());
+    return true;
+  } else if (call.node.type == T::kClamp) {
+    table = clamp_table(iq, oq, same_params(in, out), min, max);
+  } else if (call.node.type == T::kConvert && same_type) {
+    ETKIT_ASSIGN_OR_RETURN(const int32_t m, multiplier8(in.scale / out.scale, false));
+    for (int b = 0; b < 256; ++b) {
+      table[size_t(b)] = uint8_t(multiply_shift8(iq.of(uint8_t(b)) - iq.zero_point, m, oq));
+    }
+  } else if (call.node.type == T::kLeakyReLU && same_type) {
+    const float positive = in.scale / out.scale;
+    ETKIT_ASSIGN_OR_RETURN(const int32_t mp, multiplier8(positive, false));
+    ETKIT_ASSIGN_OR_RETURN(const int32_t mn, multiplier8(positive * call.node.scalar, true));
+    for (int b = 0; b < 256; ++b) {
+      const int32_t x = iq.of(uint8_t(b)) - iq.zero_point;
+      table[size_t(b)] = uint8_t(multiply_shift8(x, x >= 0 ? mp : mn, oq));
+    }
+  } else {
+    table = reference_table(call, iq, oq);
+  }
+  apply(table, in, out);
+  return true;
+}
+
+Result<bool> quantized_binary(NodeCall& call, std::span<const size_t> shape, std::span<const size_t> stride_a,
+                              std::span<const size_t> stride_b) {
+  using T = xnn::NodeType;
+  const Slot& a = *call.in[0];
+  const Slot& b = *call.in[1];
+  Slot& out = *call.out[0];
+  // XNNPACK's binary nodes need one datatype for both inputs and the output.
+  if (!is_q8(out) || a.dtype != out.dtype || b.dtype != out.dtype) return false;
+  const Q8 aq = q8_of(a), bq = q8_of(b), oq = q8_of(out);
+  const T type = call.node.type;
+  // Minimum/maximum with a constant scalar become a clamp of the other operand
+  // (optimize_common_subgraphs_min_max_to_clamp; the scalar is b unless only a is one).
+  if ((type == T::kMinimum || type == T::kMaximum) && (is_static_scalar(a) || is_static_scalar(b))) {
+    const bool b_is_arg = is_static_scalar(b);
+    const Slot& x = b_is_arg ? a : b;
+    const Slot& c = b_is_arg ? b : a;
+    if (c.dims.size() <= x.dims.size() && x.numel() == out.numel()) {
+      const float value = dequantize_reference(q8_of(c).at(c.data, 0), q8_of(c));
+      const float min = type == T::kMaximum ? value : -INFINITY, max = type == T::kMinimum ? value : INFINITY;
+      apply(clamp_table(q8_of(x), oq, same_params(x, out), min, max), x, out);
+      return true;
+    }
+  }
+  AddScheme add;
+  if (type == T::kAdd || type == T::kSubtract) {
+    ETKIT_ASSIGN_OR_RETURN(add, AddScheme::make(aq, bq, oq, type == T::kSubtract));
+  }
+  const float product_scale = a.scale * b.scale / out.scale;
+  if ((type == T::kMultiply || type == T::kPReLU) && !(product_scale >= 0x1.0p-16f && product_scale < 0x1.0p+8f)) {
+    return node_error("product to output scale ratio " + std::to_string(product_scale) + " outside XNNPACK's [2^-16, 2^8)");
+  }
+  const float positive_scale = a.scale / out.scale;
+  const float inv_scale = 1.0f / out.scale;
+  const auto element = [&](int32_t qa, int32_t qb) -> int32_t {
+    switch (type) {
+      case T::kAdd: case T::kSubtract: return add(qa, qb, oq);
+      case T::kMultiply: return requantize_fp32((qa - aq.zero_point) * (qb - bq.zero_point), product_scale, oq.zero_point, oq.lo(), oq.hi());
+      case T::kPReLU: {
+        const int32_t x = qa - aq.zero_point;
+        return x < 0 ? requantize_fp32(x * (qb - bq.zero_point), product_scale, oq.zero_point, oq.lo(), oq.hi())
+                     : requantize_fp32(x, positive_scale, oq.zero_point, oq.lo(), oq.hi());
+      }
+      default: {
+        // Divide, minimum, maximum: the reference kernel, in float.
+        const float x = dequantize_reference(qa, aq), y = dequantize_reference(qb, bq);
+        const float r = type == T::kDiv ? x / y : type == T::kMaximum ? (x > y ? x : y) : (x < y ? x : y);
+        return quantize_reference(r, inv_scale, float(oq.zero_point), oq.lo(), oq.hi());
+      }
+    }
+  };
+  // A clamp node follows the arithmetic ones when their min/max is not
+  // (-inf, +inf) (xnn_define_binary): s8/u8 clamp between quantized bounds.
+  int32_t lo = oq.lo(), hi = oq.hi();
+  const bool clamps = type == T::kAdd || type == T::kSubtract || type == T::kMultiply || type == T::kDiv;
+  if (clamps && call.node.has_output_min_max && !(call.node.output_min == -INFINITY && call.node.output_max == INFINITY)) {
+    lo = quantized_bound(call.node.output_min, oq);
+    hi = quantized_bound(call.node.output_max, oq);
+  }
+  const size_t rank = shape.size(), total = out.numel();
+  std::array<size_t, 8> index{};
+  for (size_t i = 0; i < total; ++i) {
+    size_t ia = 0, ib = 0;
+    for (size_t k = 0; k < rank; ++k) {
+      ia += index[k] * stride_a[k];
+      ib += index[k] * stride_b[k];
+    }
+    out.data[i] = uint8_t(std::clamp(element(aq.at(a.data, ia), bq.at(b.data, ib)), lo, hi));
+    for (size_t k = rank; k-- > 0;) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return true;
 }
 
 }  // namespace etkit::rt::xnnpack

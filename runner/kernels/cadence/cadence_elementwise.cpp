@@ -1,15 +1,15 @@
 // cadence:: elementwise operators as the Cadence backend's generic reference
-// kernels compute them: quantized_relu, quantized_add and requantize (.out
-// with tensor parameters, .per_tensor_out with scalars).
+// kernels compute them: quantized_relu, quantized_add, quantized_mul and
+// requantize (.out with tensor parameters, .per_tensor_out with scalars).
 //
 //  * quantized_relu: v = x > x_zero_point ? x - x_zero_point : 0, then
 //    out_zero_point + nearbyint(scale * v) with scale = out_multiplier *
 //    2^(out_shift - 31) (double, narrowed to float). The .out overload keeps
 //    v in the element type (x - zero point wraps there) and negates the
 //    multiplier in int32; .per_tensor_out keeps v exact.
-//  * quantized_add: each side dequantized as float(scale) * float(q - zp),
-//    summed in float, quantized with 1.f / float(out_scale); X and Y
-//    broadcast to out.
+//  * quantized_add / quantized_mul: each side dequantized as float(scale) *
+//    float(q - zp), summed (multiplied) in float, quantized with
+//    1.f / float(out_scale); X and Y broadcast to out.
 //  * requantize: float(in_scale) * float(q - in_zp) quantized with the
 //    inverse out scale (1 / out_scale in float for .out, in double narrowed
 //    to float for .per_tensor_out).
@@ -101,7 +101,9 @@ struct AddParams {
   int32_t out_zp;
 };
 
-Status add(KernelContext& ctx, const Tensor& x, const Tensor& y, const AddParams& p, Tensor& out) {
+enum class BinaryOp { kAdd, kMul };
+
+Status binary(KernelContext& ctx, const Tensor& x, const Tensor& y, const AddParams& p, BinaryOp op, Tensor& out) {
   if (!is_8bit(out.dtype())) return ctx.fail("out must be CHAR or BYTE, not " + dtype_name(out.dtype()));
   if (x.dtype() != out.dtype() || y.dtype() != out.dtype()) {
     return ctx.fail("X " + dtype_name(x.dtype()) + " and Y " + dtype_name(y.dtype()) + " must have out's dtype " +
@@ -116,14 +118,15 @@ Status add(KernelContext& ctx, const Tensor& x, const Tensor& y, const AddParams
   for_each_broadcast(out, x, y, [&](int64_t o, int64_t ix, int64_t iy) {
     const float a = p.x_scale * float(wrap32(int64_t(rx(ix)) - p.x_zp));
     const float b = p.y_scale * float(wrap32(int64_t(ry(iy)) - p.y_zp));
-    write(o, quantize_value(a + b, inv_out_scale, p.out_zp, range));
+    write(o, quantize_value(op == BinaryOp::kAdd ? a + b : a * b, inv_out_scale, p.out_zp, range));
   });
   return {};
 }
 
 // (X, float X_scale, int X_zero_point, Y, float Y_scale, int Y_zero_point, float out_scale,
 // int out_zero_point, out, ret)
-Status add_per_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
+template <BinaryOp kOp>
+Status binary_per_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * x, tensor_arg(ctx, *args[0], "X"));
   ETKIT_ASSIGN_OR_RETURN(double x_scale, double_arg(ctx, *args[1], "X_scale"));
   ETKIT_ASSIGN_OR_RETURN(int32_t x_zp, zero_point_arg(ctx, *args[2], "X_zero_point"));
@@ -134,7 +137,7 @@ Status add_per_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(int32_t out_zp, zero_point_arg(ctx, *args[7], "out_zero_point"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[8], "out"));
   const AddParams p{narrow_float(x_scale), x_zp, narrow_float(y_scale), y_zp, narrow_float(out_scale), out_zp};
-  return add(ctx, *x, *y, p, *out);
+  return binary(ctx, *x, *y, p, kOp, *out);
 }
 
 // (X, Tensor X_scale, Tensor X_zero_point, Y, Tensor Y_scale, Tensor Y_zero_point,
@@ -151,7 +154,7 @@ Status add_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[8], "out"));
   const AddParams p{*xs->data_as<float>(), *xz->data_as<int32_t>(), *ys->data_as<float>(), *yz->data_as<int32_t>(),
                     narrow_float(out_scale), out_zp};
-  return add(ctx, *x, *y, p, *out);
+  return binary(ctx, *x, *y, p, BinaryOp::kAdd, *out);
 }
 
 // ---- requantize -----------------------------------------------------------
@@ -212,7 +215,8 @@ std::vector<KernelInfo> elementwise_kernels() {
       {"cadence::quantized_relu.out", relu_out, 7, {5}},
       {"cadence::quantized_relu.per_tensor_out", relu_per_tensor_out, 7, {5}},
       {"cadence::quantized_add.out", add_out, 10, {8}},
-      {"cadence::quantized_add.per_tensor_out", add_per_tensor_out, 10, {8}},
+      {"cadence::quantized_add.per_tensor_out", binary_per_tensor_out<BinaryOp::kAdd>, 10, {8}},
+      {"cadence::quantized_mul.per_tensor_out", binary_per_tensor_out<BinaryOp::kMul>, 10, {8}},
       {"cadence::requantize.out", requantize_out, 8, {6}},
       {"cadence::requantize.per_tensor_out", requantize_per_tensor_out, 8, {6}},
   };
@@ -220,13 +224,13 @@ std::vector<KernelInfo> elementwise_kernels() {
     return fixed_dtype<relu_per_tensor_out, ScalarType::kChar, 0, 5>(c, a, {"X", "out"});
   }, 7, {5}});
   table.push_back({"cadence::quantized_add_asym8sxasym8s_asym8s.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
-    return fixed_dtype<add_per_tensor_out, ScalarType::kChar, 0, 3, 8>(c, a, {"X", "Y", "out"});
+    return fixed_dtype<binary_per_tensor_out<BinaryOp::kAdd>, ScalarType::kChar, 0, 3, 8>(c, a, {"X", "Y", "out"});
   }, 10, {8}});
   table.push_back({"cadence::quantized_relu_asym8u_asym8u.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
     return fixed_dtype<relu_per_tensor_out, ScalarType::kByte, 0, 5>(c, a, {"X", "out"});
   }, 7, {5}});
   table.push_back({"cadence::quantized_add_asym8uxasym8u_asym8u.per_tensor_out", [](KernelContext& c, std::span<EValue* const> a) {
-    return fixed_dtype<add_per_tensor_out, ScalarType::kByte, 0, 3, 8>(c, a, {"X", "Y", "out"});
+    return fixed_dtype<binary_per_tensor_out<BinaryOp::kAdd>, ScalarType::kByte, 0, 3, 8>(c, a, {"X", "Y", "out"});
   }, 10, {8}});
   return table;
 }

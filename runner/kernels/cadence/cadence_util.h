@@ -101,5 +101,9 @@ Status fixed_dtype(KernelContext& ctx, std::span<EValue* const> args, std::initi
 
 std::vector<KernelInfo> matmul_kernels();       // cadence_linear.cpp
 std::vector<KernelInfo> elementwise_kernels();  // cadence_elementwise.cpp
+std::vector<KernelInfo> norm_pool_kernels();    // cadence_norm_pool.cpp
+std::vector<KernelInfo> select_kernels();       // cadence_select.cpp
+std::vector<KernelInfo> softmax_kernels();      // cadence_softmax.cpp
+std::vector<KernelInfo> conv_kernels();         // cadence_conv.cpp
 
 }  // namespace etkit::rt::kernels::cadence

@@ -8,7 +8,7 @@
 namespace etkit::rt::kernels::cortex_m {
 
 void add_quantize_kernels(std::vector<KernelInfo>& table);     // quantize/dequantize_per_tensor
-void add_elementwise_kernels(std::vector<KernelInfo>& table);  // quantized_add/mul, maximum, minimum
+void add_elementwise_kernels(std::vector<KernelInfo>& table);  // quantized_add/mul/div, activation, maximum, minimum
 void add_softmax_kernels(std::vector<KernelInfo>& table);      // softmax
 void add_layout_kernels(std::vector<KernelInfo>& table);       // transpose, pad
 void add_matmul_kernels(std::vector<KernelInfo>& table);       // quantized_linear, quantized_batch_matmul

@@ -1,16 +1,21 @@
-// cortex_m::quantized_conv2d.out and quantized_depthwise_conv2d.out with
-// the arithmetic of CMSIS-NN's arm_convolve_s8 / arm_depthwise_conv_s8:
+// cortex_m::quantized_conv2d.out, quantized_depthwise_conv2d.out and
+// quantized_transpose_conv2d.out with the arithmetic of CMSIS-NN's
+// arm_convolve_s8 / arm_depthwise_conv_s8 / arm_transpose_conv_s8:
 //   acc = bias[oc] + sum (x[n, iy, ix, ic] + input_offset) * w[...]
 //   out = clamp(requantize(acc, multiplier[oc], shift[oc]) + output_offset,
 //               activation_min, activation_max)
 // where taps outside the input (padding) contribute nothing. Weights are
 // OHWI [Cout, kH, kW, Cin/groups] for conv2d and [1, kH, kW, Cout] for
 // depthwise (Cout = Cin * depth_multiplier, output channel c * dm + m reads
-// input channel c). Tensors carry logical NCHW sizes; input and out are
+// input channel c). The transposed convolution scatters each input pixel:
+// input (iy, ix) adds to output (iy * stride - pad + ky, ...) with weights
+// OHWI [Cout, kH, kW, Cin], the same requantization afterwards. Tensors carry logical NCHW sizes; input and out are
 // read through their strides, so channels-last (CMSIS-NN's NHWC) and
 // contiguous layouts both work. scratch (CMSIS-NN's im2col buffer) is
 // accepted and unused. Sums are formed in 64 bits and wrapped to 32, which
 // equals the target's wrapping 32-bit accumulation.
+#include <algorithm>
+
 #include "runner/kernels/cortex_m/cmsis_math.h"
 #include "runner/kernels/cortex_m/cortex_m_ops.h"
 #include "runner/kernels/cortex_m/cortex_m_util.h"
@@ -186,11 +191,87 @@ Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* cons
   return {};
 }
 
+// Output extent of a transposed convolution (PyTorch's formula, dilation
+// 1), or a negative value when CMSIS-NN cannot produce it: its rolling
+// accumulator spans (in - 1) * stride + max(k, stride) positions from -pad,
+// so output padding past that (output_padding > pad when k >= stride) would
+// be rows the reference kernel never writes.
+int64_t transpose_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t out_pad) {
+  const int64_t size = (in - 1) * stride - 2 * pad + k + out_pad;
+  if (pad + size > (in - 1) * stride + std::max(k, stride)) return -1;
+  return size;
+}
+
+// (input, weight, bias, stride, padding, output_padding, dilation,
+//  input_offset, output_offset, requantize_multipliers, requantize_shifts,
+//  activation_min, activation_max, scratch, output_scratch, out, ret)
+Status quantized_transpose_conv2d_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * in, tensor_arg(ctx, *args[0], "input"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[1], "weight"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[15], "out"));
+  ETKIT_TRY(check_io(ctx, *in, *weight, *out));
+  const int64_t cout = weight->size(0), kh = weight->size(1), kw = weight->size(2), cin = in->size(1);
+  if (weight->size(3) != cin) {
+    return ctx.fail("weight " + weight->shape_string() + " (OHWI) does not match input channels of " +
+                    in->shape_string());
+  }
+  ETKIT_ASSIGN_OR_RETURN(ConvGeometry g, geometry_args(ctx, args, 3, 4, 6));
+  // arm_transpose_conv_s8 has no dilation; the backend lowers only 1.
+  if (g.dil_h != 1 || g.dil_w != 1) return ctx.fail("dilation must be [1, 1] (CMSIS-NN has no dilated transpose conv)");
+  ETKIT_ASSIGN_OR_RETURN(auto op, int_list_arg(ctx, *args[5], "output_padding", 2, 0, kMaxGeometry));
+  ETKIT_ASSIGN_OR_RETURN(ConvQuant q, quant_args(ctx, args, 7, 2, cout));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * output_scratch, tensor_arg(ctx, *args[14], "output_scratch"));
+  (void)output_scratch;
+  const int64_t oh = transpose_out_size(in->size(2), kh, g.stride_h, g.pad_h, op[0]);
+  const int64_t ow = transpose_out_size(in->size(3), kw, g.stride_w, g.pad_w, op[1]);
+  if (oh <= 0 || ow <= 0) {
+    return ctx.fail("kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " with this stride, padding and " +
+                    "output_padding gives no output CMSIS-NN computes for input " + in->shape_string());
+  }
+  const int64_t shape[4] = {in->size(0), cout, oh, ow};
+  ETKIT_TRY(resize_out(ctx, *out, shape));
+  if (overlaps(*in, *out)) return ctx.fail("out must not overlap input");
+  const Nchw is = nchw(*in), os = nchw(*out);
+  const auto ws = weight->strides();
+  const int8_t* x = in->data_as<int8_t>();
+  const int8_t* w = weight->data_as<int8_t>();
+  int8_t* y = out->data_as<int8_t>();
+  for (int64_t n = 0; n < os.n; ++n) {
+    for (int64_t oc = 0; oc < os.c; ++oc) {
+      const int32_t bias = q.bias ? q.bias->data_as<int32_t>()[oc * q.bias->strides()[0]] : 0;
+      const auto mult = int32_t(q.requant.multipliers[oc]);
+      const auto shift = int32_t(q.requant.shifts[oc]);
+      for (int64_t oy = 0; oy < os.h; ++oy) {
+        for (int64_t ox = 0; ox < os.w; ++ox) {
+          // Gather form of the scatter: tap (ky, kx) of input (iy, ix) lands here
+          // when iy * stride + ky == oy + pad.
+          int64_t acc = bias;
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            const int64_t ry = oy + g.pad_h - ky;
+            if (ry < 0 || ry % g.stride_h != 0 || ry / g.stride_h >= is.h) continue;
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t rx = ox + g.pad_w - kx;
+              if (rx < 0 || rx % g.stride_w != 0 || rx / g.stride_w >= is.w) continue;
+              const int8_t* px = x + n * is.sn + (ry / g.stride_h) * is.sh + (rx / g.stride_w) * is.sw;
+              const int8_t* pw = w + oc * ws[0] + ky * ws[1] + kx * ws[2];
+              for (int64_t c = 0; c < cin; ++c) acc += int64_t(px[c * is.sc] + q.input_offset) * pw[c * ws[3]];
+            }
+          }
+          const int32_t r = wrapping_add(requantize(wrap32(acc), mult, shift), q.output_offset);
+          y[n * os.sn + oc * os.sc + oy * os.sh + ox * os.sw] = static_cast<int8_t>(clamp32(r, q.act.min, q.act.max));
+        }
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 void add_conv_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"cortex_m::quantized_conv2d.out", quantized_conv2d_out, 15, {13}});
   table.push_back({"cortex_m::quantized_depthwise_conv2d.out", quantized_depthwise_conv2d_out, 16, {14}});
+  table.push_back({"cortex_m::quantized_transpose_conv2d.out", quantized_transpose_conv2d_out, 17, {15}});
 }
 
 }  // namespace etkit::rt::kernels::cortex_m

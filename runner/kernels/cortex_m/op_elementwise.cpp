@@ -1,11 +1,19 @@
 // cortex_m::quantized_add.out, quantized_mul.out, maximum.out, minimum.out
-// on int8, with CMSIS-NN's arm_elementwise_add_s8 / _mul_s8 arithmetic:
+// on int8, with CMSIS-NN's arm_elementwise_add_s8 / _mul_s8 arithmetic, and
+// the two ops ExecuTorch's Cortex-M backend runs without CMSIS-NN,
+// quantized_div.out and quantized_activation.out:
 //   add: a' = requantize((a - zp_a) << 20, m_a, s_a), b' likewise,
 //        out = clamp(requantize(a' + b', m_out, s_out) + zp_out, act_min, act_max)
 //   mul: out = clamp(requantize((a - zp_a) * (b - zp_b), m_out, s_out) + zp_out, -128, 127)
+//   div: out = clamp(round_half_away(float(a - zp_a) / float(b - zp_b) * scale)
+//        + zp_out) in float (0 where b == zp_b), int8 or int16, equal shapes
+//   activation: out = lut[x + 128], a 256-entry int8 table built ahead of time
 // (CMSIS-NN takes offsets, the negated zero points.) The inputs broadcast
 // against each other (ExecuTorch runs equal shapes and the per-channel
 // broadcast of a [N, C, 1, 1]-sized operand) and may have any dim order.
+#include <algorithm>
+#include <cmath>
+
 #include "runner/kernels/cortex_m/cmsis_math.h"
 #include "runner/kernels/cortex_m/cortex_m_ops.h"
 #include "runner/kernels/cortex_m/cortex_m_util.h"
@@ -105,6 +113,70 @@ Status minimum_out(KernelContext& ctx, std::span<EValue* const> args) {
   return {};
 }
 
+// (self, self_zero_point, other, other_zero_point, output_zero_point,
+//  float output_scale, out, ret): output_scale is the effective scale
+// s_self / (s_other * s_out), computed ahead of time.
+Status quantized_div_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * b, tensor_arg(ctx, *args[2], "other"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[6], "out"));
+  const ScalarType dtype = out->dtype();
+  if (dtype != ScalarType::kChar && dtype != ScalarType::kShort) {
+    return ctx.fail("out must be CHAR or SHORT, not " + dtype_name(dtype));
+  }
+  ETKIT_TRY(check_dtype(ctx, *a, dtype, "self"));
+  ETKIT_TRY(check_dtype(ctx, *b, dtype, "other"));
+  const bool wide = dtype == ScalarType::kShort;
+  const int64_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
+  ETKIT_ASSIGN_OR_RETURN(int32_t zp_a, int_in_range(ctx, *args[1], "self_zero_point", lo, hi));
+  ETKIT_ASSIGN_OR_RETURN(int32_t zp_b, int_in_range(ctx, *args[3], "other_zero_point", lo, hi));
+  ETKIT_ASSIGN_OR_RETURN(int32_t zp_out, int_in_range(ctx, *args[4], "output_zero_point", lo, hi));
+  ETKIT_ASSIGN_OR_RETURN(double scale_d, double_arg(ctx, *args[5], "output_scale"));
+  const auto scale = static_cast<float>(scale_d);
+  if (!std::isfinite(scale)) return ctx.fail("output_scale " + std::to_string(scale_d) + " is not finite in float");
+  // No broadcast: division does not commute, so the backend never swaps operands.
+  const auto as = a->sizes(), bs = b->sizes();
+  if (!std::equal(as.begin(), as.end(), bs.begin(), bs.end())) {
+    return ctx.fail("self " + a->shape_string() + " and other " + b->shape_string() + " must have the same shape");
+  }
+  ETKIT_TRY(resize_out(ctx, *out, as));
+  auto divide = [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a->data_as<T>();
+    const T* y = b->data_as<T>();
+    T* o = out->data_as<T>();
+    for_each_broadcast(*out, *a, *b, [&](int64_t oo, int64_t oa, int64_t ob) {
+      const int32_t num = int32_t(x[oa]) - zp_a, den = int32_t(y[ob]) - zp_b;
+      const float quotient = den != 0 ? float(num) / float(den) : 0.0f;
+      // In float throughout: a divisor one step off its zero point gives a
+      // quotient far outside int32.
+      const float q = std::round(quotient * scale) + float(zp_out);
+      o[oo] = static_cast<T>(std::clamp(q, float(lo), float(hi)));
+    });
+  };
+  if (wide) divide(int16_t{});
+  else divide(int8_t{});
+  return {};
+}
+
+// (input, lut, out, ret)
+Status quantized_activation_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * in, tensor_arg(ctx, *args[0], "input"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * lut, tensor_arg(ctx, *args[1], "lut"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+  ETKIT_TRY(check_dtype(ctx, *in, ScalarType::kChar, "input"));
+  ETKIT_TRY(check_dtype(ctx, *lut, ScalarType::kChar, "lut"));
+  ETKIT_TRY(check_dtype(ctx, *out, ScalarType::kChar, "out"));
+  if (lut->dim() != 1 || lut->numel() != 256) return ctx.fail("lut must be [256], got " + lut->shape_string());
+  ETKIT_TRY(resize_out(ctx, *out, in->sizes()));
+  const int8_t* x = in->data_as<int8_t>();
+  const int8_t* table = lut->data_as<int8_t>();
+  int8_t* o = out->data_as<int8_t>();
+  const int64_t step = lut->strides()[0];
+  for_each_element(*out, *in, [&](int64_t oo, int64_t oi) { o[oo] = table[(int32_t(x[oi]) + 128) * step]; });
+  return {};
+}
+
 }  // namespace
 
 void add_elementwise_kernels(std::vector<KernelInfo>& table) {
@@ -112,6 +184,8 @@ void add_elementwise_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"cortex_m::quantized_mul.out", quantized_mul_out, 9, {7}});
   table.push_back({"cortex_m::maximum.out", maximum_out, 4, {2}});
   table.push_back({"cortex_m::minimum.out", minimum_out, 4, {2}});
+  table.push_back({"cortex_m::quantized_div.out", quantized_div_out, 8, {6}});
+  table.push_back({"cortex_m::quantized_activation.out", quantized_activation_out, 4, {2}});
 }
 
 }  // namespace etkit::rt::kernels::cortex_m

@@ -2,16 +2,21 @@
 // padding, dilation, optional bias), plain and transposed. float32 is
 // lowered to GEMM: the weight as a [Cout/groups, Cin/groups*kH*kW] matrix
 // times the im2col matrix of the input (skipped for 1x1 kernels, whose input
-// already is that matrix); depthwise convolutions run directly. Other real
+// already is that matrix); convolutions with one input channel per group
+// (depthwise, single-channel images) run directly. Other real
 // dtypes run a plain loop. Inputs and weights may have any dim order (read
 // through strides); out may be contiguous or channels-last, in which case
 // the GEMM computes the transposed product straight into it.
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <vector>
 
+#include "runner/kernels/linalg/depthwise.h"
 #include "runner/kernels/linalg/gemm.h"
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/linalg/linalg_util.h"
+#include "runner/kernels/linalg/copy_stride2.h"
 
 namespace etkit::rt::kernels::linalg {
 namespace {
@@ -69,6 +74,18 @@ int64_t chunk_rows(int64_t per_row, int64_t rows) {
   return std::min(rows, std::max<int64_t>(1, kColumnBudget / std::max<int64_t>(1, per_row)));
 }
 
+// Copies one row of floats; the rows of small images (LeNet's 28 floats)
+// are too short for a memmove call, so those go in 16-byte moves.
+inline void copy_row(const float* src, int64_t n, float* dst) {
+  if (n > 64) {
+    std::memcpy(dst, src, size_t(n) * sizeof(float));
+    return;
+  }
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) std::memcpy(dst + i, src + i, 4 * sizeof(float));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 // columns[(c, ky, kx), (oy - oy0, ox)] = input[c, oy*sh - ph + ky*dh, ox*sw - pw + kx*dw]
 // (zero outside the input) for output rows [oy0, oy0 + rows) of one image
 // and group; `in` points at its first channel.
@@ -91,7 +108,9 @@ void im2col(const ConvGeometry& g, const float* in, const Strides4& is, int64_t 
           const float* row = in + c * is.c + y * is.y;
           std::fill(col, col + lo, 0.0f);
           if (is.x == 1 && g.sw == 1) {
-            std::copy(row + lo + x_off, row + hi + x_off, col + lo);
+            copy_row(row + lo + x_off, hi - lo, col + lo);
+          } else if (is.x == 1 && g.sw == 2) {
+            copy_stride2(row + lo * 2 + x_off, col + lo, hi - lo);
           } else {
             for (int64_t ox = lo; ox < hi; ++ox) col[ox] = row[(ox * g.sw + x_off) * is.x];
           }
@@ -102,81 +121,51 @@ void im2col(const ConvGeometry& g, const float* in, const Strides4& is, int64_t 
   }
 }
 
+DepthwiseWindow depthwise_window(const ConvGeometry& g) {
+  return DepthwiseWindow{g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw};
+}
+
 // Depthwise convolutions (one input channel per group) have GEMMs of a
-// single row and a depth of kH*kW, so they run directly instead: each
-// output plane accumulates weight * shifted input rows (vectorised along
-// the row for unit strides).
+// single row and a depth of kH*kW, so they run directly, plane by plane
+// (output channel co reads input channel co / multiplier).
 void depthwise_planes(const ConvGeometry& g, const Tensor& input, const float* wmat, const Tensor* bias, Tensor& out) {
+  thread_local std::vector<float> scratch;
   const Strides4 is = strides4(input), os = strides4(out);
   const float* in = input.data_as<float>();
   float* o = out.data_as<float>();
   const int64_t taps = g.kh * g.kw, cout_g = g.cout_g();
+  const DepthwiseWindow win = depthwise_window(g);
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t co = 0; co < g.cout; ++co) {
-      const float* plane = in + n * is.n + (co / cout_g) * is.c;
-      float* dst = o + n * os.n + co * os.c;
       const float b = bias ? bias->data_as<float>()[co * bias->strides()[0]] : 0.0f;
-      for (int64_t oy = 0; oy < g.oh; ++oy) {
-        for (int64_t ox = 0; ox < g.ow; ++ox) dst[oy * os.y + ox * os.x] = b;
-      }
-      for (int64_t ky = 0; ky < g.kh; ++ky) {
-        for (int64_t kx = 0; kx < g.kw; ++kx) {
-          const float wv = wmat[co * taps + ky * g.kw + kx];
-          const int64_t x_off = kx * g.dw - g.pw;
-          const int64_t lo = std::min(g.ow, x_off >= 0 ? 0 : (-x_off + g.sw - 1) / g.sw);
-          const int64_t hi = std::max(lo, std::min(g.ow, x_off >= g.w ? 0 : (g.w - 1 - x_off) / g.sw + 1));
-          for (int64_t oy = 0; oy < g.oh; ++oy) {
-            const int64_t y = oy * g.sh - g.ph + ky * g.dh;
-            if (y < 0 || y >= g.h) continue;
-            const float* row = plane + y * is.y;
-            float* orow = dst + oy * os.y;
-            if (is.x == 1 && os.x == 1 && g.sw == 1) {
-              const float* __restrict src = row + x_off;
-              float* __restrict acc = orow;
-              for (int64_t ox = lo; ox < hi; ++ox) acc[ox] += wv * src[ox];
-            } else {
-              for (int64_t ox = lo; ox < hi; ++ox) orow[ox * os.x] += wv * row[(ox * g.sw + x_off) * is.x];
-            }
-          }
-        }
-      }
+      depthwise_plane(win, in + n * is.n + (co / cout_g) * is.c, is.y, is.x, wmat + co * taps, b,
+                      o + n * os.n + co * os.c, os.y, os.x, scratch);
     }
   }
 }
 
 // The same for channels-last input and out with one output channel per
-// group: every output pixel accumulates its taps across all channels at
-// once, with the weight transposed to [kH*kW, C] so the channel loop reads
-// it contiguously.
+// group: vectorised across channels, with the weight transposed to
+// [kH*kW, C] so they are contiguous too.
 void depthwise_channels_last(const ConvGeometry& g, const Tensor& input, const float* wmat, const Tensor* bias,
                              Tensor& out) {
-  thread_local std::vector<float> taps_by_channel;
+  thread_local std::vector<float> taps_by_channel, bias_values;
   const int64_t taps = g.kh * g.kw, channels = g.cout;
   taps_by_channel.resize(size_t(taps * channels));
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t t = 0; t < taps; ++t) taps_by_channel[size_t(t * channels + c)] = wmat[c * taps + t];
   }
+  if (bias) {
+    bias_values.resize(size_t(channels));
+    for (int64_t c = 0; c < channels; ++c) bias_values[size_t(c)] = bias->data_as<float>()[c * bias->strides()[0]];
+  }
   const Strides4 is = strides4(input), os = strides4(out);
   const float* in = input.data_as<float>();
   float* o = out.data_as<float>();
+  const float inf = std::numeric_limits<float>::infinity();
   for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        float* __restrict acc = o + n * os.n + oy * os.y + ox * os.x;
-        for (int64_t c = 0; c < channels; ++c) acc[c] = bias ? bias->data_as<float>()[c * bias->strides()[0]] : 0.0f;
-        for (int64_t ky = 0; ky < g.kh; ++ky) {
-          const int64_t y = oy * g.sh - g.ph + ky * g.dh;
-          if (y < 0 || y >= g.h) continue;
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            const int64_t x = ox * g.sw - g.pw + kx * g.dw;
-            if (x < 0 || x >= g.w) continue;
-            const float* __restrict src = in + n * is.n + y * is.y + x * is.x;
-            const float* __restrict wt = taps_by_channel.data() + (ky * g.kw + kx) * channels;
-            for (int64_t c = 0; c < channels; ++c) acc[c] += src[c] * wt[c];
-          }
-        }
-      }
-    }
+    depthwise_nhwc(depthwise_window(g), channels, in + n * is.n, is.y, is.x, taps_by_channel.data(),
+                   bias ? bias_values.data() : nullptr, -inf, inf, o + n * os.n);
   }
 }
 
@@ -185,7 +174,10 @@ void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight
   thread_local std::vector<float> weight_scratch, columns;
   const float* wmat = weight_matrix(weight, weight_scratch);
   const Strides4 is = strides4(input), os = strides4(out);
-  if (g.cin_g() == 1 && g.groups > 1) {
+  // One input channel per group: depthwise, and single-channel inputs such
+  // as LeNet's first layer (a GEMM of depth kH*kW over a few rows, where
+  // im2col and packing cost about as much as the products).
+  if (g.cin_g() == 1) {
     if (pixel_major_out && is.c == 1 && g.cout_g() == 1) {
       depthwise_channels_last(g, input, wmat, bias, out);
     } else {

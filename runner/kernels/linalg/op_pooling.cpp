@@ -103,47 +103,108 @@ Shape pooled_shape(const Tensor& in, int64_t oh, int64_t ow) {
   return s;
 }
 
+// The taps k in [begin, end) of a window starting at `origin` (step `dilation`)
+// that land inside [0, size); `first` is origin + begin * dilation, also
+// when the range is empty (PyTorch's index for a window of padding only).
+struct Taps {
+  int64_t begin, end, first;
+};
+
+Taps taps_inside(int64_t origin, int64_t kernel, int64_t dilation, int64_t size) {
+  // Positive operands only; dilation 1 (nearly every model) needs no division.
+  const auto ceil_div = [dilation](int64_t a) { return dilation == 1 ? a : (a + dilation - 1) / dilation; };
+  const int64_t begin = origin < 0 ? ceil_div(-origin) : 0;
+  const int64_t past = size - origin;  // taps with origin + k * dilation < size
+  const int64_t end = past <= 0 ? 0 : std::min(kernel, ceil_div(past));
+  return {begin, std::max(begin, end), origin + begin * dilation};
+}
+
+// The running maximum of one window and its flat position in the plane.
+// It starts at -inf (lowest for integers) and the window's first position
+// inside the input, which PyTorch reports when no element beats -inf.
 template <typename T>
-void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+struct Best {
+  T value;
+  int64_t index;
+  void consider(T v, int64_t position) {
+    bool take = v > value;
+    if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);  // NaN propagates
+    // Selects rather than branches: which tap wins is data-dependent and a
+    // mispredicted branch costs more than the select.
+    value = take ? v : value;
+    index = take ? position : index;
+  }
+};
+
+// UnitX: the input's W stride is 1 (contiguous rows), so the compiler sees
+// consecutive loads.
+template <typename T, bool UnitX>
+void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
   const T* src = input.data_as<T>();
   T* dst = output.data_as<T>();
   int64_t* index_out = indices.data_as<int64_t>();
   const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                         : std::numeric_limits<T>::lowest();
+  const int64_t sx = UnitX ? 1 : in.sx;
   for (int64_t n = 0; n < out.n; ++n) {
     for (int64_t c = 0; c < out.c; ++c) {
+      const T* plane = src + n * in.sn + c * in.sc;
+      T* out_plane = dst + n * out.sn + c * out.sc;
+      int64_t* idx_plane = index_out + n * idx.sn + c * idx.sc;
       for (int64_t oy = 0; oy < out.h; ++oy) {
-        // The first row and column of the window inside the input: PyTorch
-        // reports that position when no element beats -inf.
-        int64_t y_first = oy * w.sh - w.ph;
-        while (y_first < 0) y_first += w.dh;
-        for (int64_t ox = 0; ox < out.w; ++ox) {
-          int64_t x_first = ox * w.sw - w.pw;
-          while (x_first < 0) x_first += w.dw;
-          T best = lowest;
-          int64_t best_index = y_first * in.w + x_first;
-          for (int64_t ky = 0; ky < w.kh; ++ky) {
-            const int64_t y = oy * w.sh - w.ph + ky * w.dh;
-            if (y < 0 || y >= in.h) continue;
-            for (int64_t kx = 0; kx < w.kw; ++kx) {
-              const int64_t x = ox * w.sw - w.pw + kx * w.dw;
-              if (x < 0 || x >= in.w) continue;
-              const T v = src[in.at(n, c, y, x)];
-              bool take = v > best;
-              if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);  // NaN propagates
-              if (take) {
-                best = v;
-                best_index = y * in.w + x;
-              }
+        const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
+        const auto single = [&](int64_t ox) {
+          const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
+          Best<T> best{lowest, rows.first * in.w + xs.first};
+          for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+            const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+            const T* row = plane + y * in.sy;
+            for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
+              const int64_t x = xs.first + (kx - xs.begin) * w.dw;
+              best.consider(row[x * sx], y * in.w + x);
             }
           }
-          dst[out.at(n, c, oy, ox)] = best;
-          index_out[idx.at(n, c, oy, ox)] = best_index;
+          out_plane[oy * out.sy + ox * out.sx] = best.value;
+          idx_plane[oy * idx.sy + ox * idx.sx] = best.index;
+        };
+        const auto whole = [&](int64_t ox) {
+          const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
+          return xs.begin == 0 && xs.end == w.kw;
+        };
+        int64_t ox = 0;
+        for (; ox < out.w && !whole(ox); ++ox) single(ox);  // windows clipped by the left padding
+        // Outputs whose windows lie whole inside the row run kGroup at a
+        // time: each keeps its own taps' order, and their compare chains
+        // overlap in the pipeline (one chain alone waits on each select).
+        constexpr int kGroup = 4;  // 2: 944 us, 4: 790 us, 8: 830 us on maxpool2d.pte
+        for (; ox + kGroup - 1 < out.w && whole(ox + kGroup - 1); ox += kGroup) {
+          const int64_t xa = ox * w.sw - w.pw;
+          Best<T> group[kGroup];
+          for (int g = 0; g < kGroup; ++g) group[g] = {lowest, rows.first * in.w + xa + g * w.sw};
+          for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+            const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+            const T* row = plane + y * in.sy;
+            for (int64_t kx = 0; kx < w.kw; ++kx) {
+              const int64_t x = xa + kx * w.dw;
+              for (int g = 0; g < kGroup; ++g) group[g].consider(row[(x + g * w.sw) * sx], y * in.w + x + g * w.sw);
+            }
+          }
+          for (int g = 0; g < kGroup; ++g) {
+            out_plane[oy * out.sy + (ox + g) * out.sx] = group[g].value;
+            idx_plane[oy * idx.sy + (ox + g) * idx.sx] = group[g].index;
+          }
         }
+        for (; ox < out.w; ++ox) single(ox);
       }
     }
   }
+}
+
+template <typename T>
+void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+  if (input.dim() > 0 && input.strides().back() == 1) max_pool_planes<T, true>(input, w, output, indices);
+  else max_pool_planes<T, false>(input, w, output, indices);
 }
 
 // (self, kernel_size, stride, padding, dilation, ceil_mode, out, indices, ret)

@@ -20,6 +20,7 @@
 
 #include "runner/kernels/kernel_groups.h"
 #include "runner/kernels/math/math_util.h"
+#include "runner/kernels/quantized/quantized_ops.h"
 #include "runner/kernels/shape/shape_ops.h"
 
 namespace etkit::rt::kernels {
@@ -641,6 +642,7 @@ std::vector<KernelInfo> quantized_kernels() {
   table.push_back({ns + "embedding_2bit.out", embedding_quantized(2, false), 8, {6}});
   table.push_back({ns + "embedding_2bit.dtype_out", embedding_quantized(2, true), 9, {7}});
   table.push_back({ns + "choose_qparams_per_token_asymmetric.out", choose_qparams_per_token_asymmetric_out, 5, {2, 3}});
+  add_quantized_arith_kernels(table);
   return table;
 }
 

@@ -1,0 +1,122 @@
+// Portable kernels on the shapes of the fixtures' programs (issue #15): each
+// benchmark loads one single-operator fixture program (maxpool2d.pte,
+// softmax.pte) from ETKIT_FIXTURES (default /work/shared/fixtures), fills its
+// input once with a fixed pattern and times execute(). Skipped with a
+// message when the fixture is absent. Figures: docs/performance.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "examples/demo_models.h"
+#include "libcore/formats/program/program_builder.h"
+#include "libcore/formats/program/program_reader.h"
+#include "libcore/formats/program/program_writer.h"
+#include "runner/executor.h"
+
+using namespace etkit;
+using namespace etkit::rt;
+
+namespace {
+
+std::string fixture_path(const std::string& relative) {
+  const char* root = std::getenv("ETKIT_FIXTURES");
+  return std::string(root ? root : "/work/shared/fixtures") + "/" + relative;
+}
+
+struct Loaded {
+  std::vector<uint8_t> bytes;
+  pte::Program program;
+  std::unique_ptr<LoadedMethod> method;
+};
+
+// The program, loaded with the portable kernels and its float input 0 set
+// to a pattern of mixed signs; an error message when that fails.
+Result<std::unique_ptr<Loaded>> load_fixture(const std::string& relative) {
+  const std::string path = fixture_path(relative);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return io_error(path, "fixture not found (set ETKIT_FIXTURES)");
+  auto out = std::make_unique<Loaded>();
+  out->bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  ETKIT_ASSIGN_OR_RETURN(out->program, pte::read_program(ByteSpan(out->bytes), nullptr));
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  ETKIT_ASSIGN_OR_RETURN(out->method, load_method(out->program, "forward", options));
+  const Tensor& in = *out->method->input(0).tensor;
+  std::vector<float> values(size_t(in.numel()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(int64_t(i * 2654435761u % 2001) - 1000) / 250.0f;
+  const std::vector<int32_t> sizes(in.sizes().begin(), in.sizes().end());
+  ETKIT_TRY(out->method->set_input_tensor(
+      0, ScalarType::kFloat, sizes, ByteSpan(reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4)));
+  return out;
+}
+
+// bytes: what the operator must read and write once (the roofline bound's
+// numerator), reported as a rate next to the time.
+void run_fixture(benchmark::State& state, const std::string& relative, double bytes) {
+  auto loaded = load_fixture(relative);
+  if (!loaded) {
+    state.SkipWithError(loaded.error().describe().c_str());
+    return;
+  }
+  LoadedMethod& method = *loaded.value()->method;
+  for (auto _ : state) {
+    Status s = execute(method);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  state.SetBytesProcessed(int64_t(bytes * double(state.iterations())));
+}
+
+// max_pool2d_with_indices.out, [1, 64, 112, 112] -> [1, 64, 56, 56] (3x3,
+// stride 2, padding 1): reads 3.2 MB, writes 0.8 MB of values and 1.6 MB of
+// int64 indices.
+void BM_MaxPool2dFixture(benchmark::State& state) {
+  run_fixture(state, "pte/maxpool2d.pte", 64.0 * 112 * 112 * 4 + 64.0 * 56 * 56 * (4 + 8));
+}
+BENCHMARK(BM_MaxPool2dFixture)->Unit(benchmark::kMicrosecond);
+
+// _softmax.out on [2, 4096] along the last dim: 32 KiB in, 32 KiB out.
+void BM_SoftmaxFixture(benchmark::State& state) { run_fixture(state, "pte/softmax.pte", 2.0 * 2 * 4096 * 4); }
+BENCHMARK(BM_SoftmaxFixture)->Unit(benchmark::kMicrosecond);
+
+// addmm.out as LeNet's first fully connected layer: [1, 400] @ [400, 120]
+// plus a [120] bias, the weight a contiguous [400, 120] (the program
+// permutes it into the planned arena first).
+void BM_AddmmLeNetFc1(benchmark::State& state) {
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1, 400});
+  const int32_t w = m.add_constant_tensor({400, 120}, demo::weights(400 * 120, 5, 0.05f));
+  const int32_t bias = m.add_constant_tensor({120}, demo::weights(120, 6, 0.1f));
+  const int32_t out = m.add_planned_tensor(ScalarType::kFloat, {1, 120});
+  m.kernel_call("aten::addmm", "out", {bias, x, w, m.add_int(1), m.add_int(1), out, out});
+  m.set_inputs({x});
+  m.set_outputs({out});
+  auto bytes = pte::write_program(b.build());
+  if (!bytes) {
+    state.SkipWithError(bytes.error().describe().c_str());
+    return;
+  }
+  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  auto method = load_method(program.value(), "forward", options);
+  if (!method) {
+    state.SkipWithError(method.error().describe().c_str());
+    return;
+  }
+  const auto in = demo::weights(400, 3, 1.0f);
+  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, 400},
+                                         ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
+  for (auto _ : state) {
+    Status s = execute(*method.value());
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  state.SetBytesProcessed(int64_t((400.0 * 120 + 400 + 2 * 120) * 4 * double(state.iterations())));
+}
+BENCHMARK(BM_AddmmLeNetFc1)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,158 @@
+#include "runner/kernels/linalg/depthwise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "runner/kernels/linalg/cpu.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ETKIT_DEPTHWISE_X86 1
+#endif
+
+namespace etkit::rt::kernels::linalg {
+namespace {
+
+// Each copy of the loops gets the vector operations of its instruction
+// set; fma rounds once on AVX2 and twice on SSE (a multiply, then an add).
+#ifdef ETKIT_DEPTHWISE_X86
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+struct Ops {
+  using V = __m256;
+  static constexpr int64_t kW = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V set1(float x) { return _mm256_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  // max first, with the bound second: a NaN becomes lo, as fmax(NaN, lo).
+  static V clamp(V x, V lo, V hi) { return _mm256_min_ps(_mm256_max_ps(x, lo), hi); }
+  // even[j] = src[2j], odd[j] = src[2j + 1] for j < n.
+  static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + 8);
+      // Within each 128-bit lane: [a0 a2 b0 b2 | a4 a6 b4 b6]; then the
+      // 64-bit quarters reordered 0, 2, 1, 3.
+      const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm256_storeu_ps(even + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0))));
+      _mm256_storeu_ps(odd + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    for (; j < n; ++j) {
+      even[j] = src[2 * j];
+      odd[j] = src[2 * j + 1];
+    }
+  }
+};
+#include "runner/kernels/linalg/depthwise_loops.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+namespace baseline {
+struct Ops {
+  using V = __m128;
+  static constexpr int64_t kW = 4;
+  static V load(const float* p) { return _mm_loadu_ps(p); }
+  static void store(float* p, V v) { _mm_storeu_ps(p, v); }
+  static V set1(float x) { return _mm_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+  static V clamp(V x, V lo, V hi) { return _mm_min_ps(_mm_max_ps(x, lo), hi); }
+  static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const __m128 a = _mm_loadu_ps(src + 2 * j), b = _mm_loadu_ps(src + 2 * j + 4);
+      _mm_storeu_ps(even + j, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+      _mm_storeu_ps(odd + j, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+    for (; j < n; ++j) {
+      even[j] = src[2 * j];
+      odd[j] = src[2 * j + 1];
+    }
+  }
+};
+#include "runner/kernels/linalg/depthwise_loops.inc"
+}  // namespace baseline
+#else
+namespace baseline {
+struct Ops {
+  using V = float;
+  static constexpr int64_t kW = 1;
+  static V load(const float* p) { return *p; }
+  static void store(float* p, V v) { *p = v; }
+  static V set1(float x) { return x; }
+  static V fma(V a, V b, V c) { return a * b + c; }
+  static V clamp(V x, V lo, V hi) { return std::fmin(std::fmax(x, lo), hi); }
+  static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) {
+      even[j] = src[2 * j];
+      odd[j] = src[2 * j + 1];
+    }
+  }
+};
+#include "runner/kernels/linalg/depthwise_loops.inc"
+}  // namespace baseline
+#endif
+
+// Outputs one at a time over the taps inside the input only: for windows
+// whose padding or dilation dwarfs the plane (a hostile program's), where
+// the padded copy would cost far more than the input and output hold.
+void plane_sparse(const DepthwiseWindow& g, const float* in, int64_t in_row, int64_t in_col, const float* weights,
+                  float bias, float* out, int64_t out_row, int64_t out_col) {
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const int64_t y0 = oy * g.sh - g.ph;
+    const int64_t ky0 = y0 >= 0 ? 0 : std::min(g.kh, (-y0 + g.dh - 1) / g.dh);
+    const int64_t ky1 = std::max(ky0, y0 >= g.h ? 0 : std::min(g.kh, (g.h - 1 - y0) / g.dh + 1));
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      const int64_t x0 = ox * g.sw - g.pw;
+      const int64_t kx0 = x0 >= 0 ? 0 : std::min(g.kw, (-x0 + g.dw - 1) / g.dw);
+      const int64_t kx1 = std::max(kx0, x0 >= g.w ? 0 : std::min(g.kw, (g.w - 1 - x0) / g.dw + 1));
+      float a = bias;
+      for (int64_t ky = ky0; ky < ky1; ++ky) {
+        for (int64_t kx = kx0; kx < kx1; ++kx) {
+          a += weights[ky * g.kw + kx] * in[(y0 + ky * g.dh) * in_row + (x0 + kx * g.dw) * in_col];
+        }
+      }
+      out[oy * out_row + ox * out_col] = a;
+    }
+  }
+}
+
+// Whether the padded, phase-split copy of the plane stays within a few
+// times what the input and output planes hold (computed in double: the
+// window's extents can be near 2^62 each).
+bool padded_copy_fits(const DepthwiseWindow& g) {
+  const double rows = double(g.oh - 1) * double(g.sh) + double(g.kh - 1) * double(g.dh) + 1;
+  const double cols = double(g.ow - 1) * double(g.sw) + double(g.kw - 1) * double(g.dw) + 1 + double(g.sw);
+  return rows * cols <= 4.0 * (double(g.h) * double(g.w) + double(g.oh) * double(g.ow)) + 4096.0;
+}
+
+}  // namespace
+
+void depthwise_plane(const DepthwiseWindow& g, const float* in, int64_t in_row, int64_t in_col, const float* weights,
+                     float bias, float* out, int64_t out_row, int64_t out_col, std::vector<float>& scratch) {
+  if (!padded_copy_fits(g)) {
+    plane_sparse(g, in, in_row, in_col, weights, bias, out, out_row, out_col);
+    return;
+  }
+#ifdef ETKIT_DEPTHWISE_X86
+  if (cpu_has_avx2_fma()) {
+    avx2::plane(g, in, in_row, in_col, weights, bias, out, out_row, out_col, scratch);
+    return;
+  }
+#endif
+  baseline::plane(g, in, in_row, in_col, weights, bias, out, out_row, out_col, scratch);
+}
+
+void depthwise_nhwc(const DepthwiseWindow& g, int64_t channels, const float* in, int64_t in_row, int64_t in_pixel,
+                    const float* taps_by_channel, const float* bias, float lo, float hi, float* out) {
+#ifdef ETKIT_DEPTHWISE_X86
+  if (cpu_has_avx2_fma()) {
+    avx2::nhwc(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
+    return;
+  }
+#endif
+  baseline::nhwc(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
+}
+
+}  // namespace etkit::rt::kernels::linalg

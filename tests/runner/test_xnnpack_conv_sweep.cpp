@@ -1,0 +1,174 @@
+// XNNPACK fp32 convolutions (regular, depthwise, transposed) against
+// direct double-precision loops written here over the NHWC / OHWI
+// definitions, across stride, asymmetric padding, dilation, groups, bias or
+// none, a fused clamp, and channel counts and widths that leave vector
+// tails (5, 37, 45).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "tests/support/xnn_graph_builder.h"
+
+using namespace etkit;
+using namespace etkit::test;
+using T = xnn::NodeType;
+
+namespace {
+
+struct Case {
+  T type;
+  uint32_t n, ih, iw, groups, gin, gout, kh, kw, sh, sw, dh, dw, pt, pr, pb, pl;
+  bool bias, clamp;
+};
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+constexpr double kLo = -0.75, kHi = 0.5;  // the fused clamp of clamped cases
+
+void run_case(const Case& c) {
+  INFO("type " << int(c.type) << " n " << c.n << " in " << c.ih << "x" << c.iw << " groups " << c.groups << " gin "
+               << c.gin << " gout " << c.gout << " k " << c.kh << "x" << c.kw << " s " << c.sh << "," << c.sw << " d "
+               << c.dh << "," << c.dw << " pad " << c.pt << "," << c.pr << "," << c.pb << "," << c.pl << " bias "
+               << c.bias << " clamp " << c.clamp);
+  const bool depthwise = c.type == T::kDepthwiseConv2d, transposed = c.type == T::kConvTranspose2d;
+  const uint32_t ic = c.groups * c.gin, oc = depthwise ? c.groups : c.groups * c.gout;
+  uint32_t oh, ow;
+  if (transposed) {
+    oh = (c.ih - 1) * c.sh + c.dh * (c.kh - 1) + 1 - c.pt - c.pb;
+    ow = (c.iw - 1) * c.sw + c.dw * (c.kw - 1) + 1 - c.pl - c.pr;
+  } else {
+    oh = (c.ih + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
+    ow = (c.iw + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  }
+  const std::vector<uint32_t> wdims = depthwise ? std::vector<uint32_t>{1, c.kh, c.kw, oc}
+                                                : std::vector<uint32_t>{oc, c.kh, c.kw, c.gin};
+  const auto x = random_floats(size_t(c.n) * c.ih * c.iw * ic, 21);
+  const auto w = random_floats(size_t(wdims[0]) * wdims[1] * wdims[2] * wdims[3], 22);
+  const auto b = random_floats(oc, 23);
+
+  // The definitions, in double; `mag` is the sum of the terms' magnitudes.
+  std::vector<double> ref(size_t(c.n) * oh * ow * oc, 0.0), mag(ref.size(), 0.0);
+  auto at = [&](uint32_t img, int64_t y, int64_t xx, uint32_t ch) { return ((size_t(img) * oh + size_t(y)) * ow + size_t(xx)) * oc + ch; };
+  for (uint32_t img = 0; img < c.n; ++img) {
+    for (uint32_t y = 0; y < oh; ++y) {
+      for (uint32_t xx = 0; xx < ow; ++xx) {
+        for (uint32_t o = 0; o < oc; ++o) {
+          ref[at(img, y, xx, o)] = c.bias ? b[o] : 0.0;
+          mag[at(img, y, xx, o)] = c.bias ? std::fabs(b[o]) : 0.0;
+        }
+      }
+    }
+    if (transposed) {
+      for (uint32_t iy = 0; iy < c.ih; ++iy) {
+        for (uint32_t ix = 0; ix < c.iw; ++ix) {
+          for (uint32_t ky = 0; ky < c.kh; ++ky) {
+            for (uint32_t kx = 0; kx < c.kw; ++kx) {
+              const int64_t y = int64_t(iy * c.sh + ky * c.dh) - c.pt, xx = int64_t(ix * c.sw + kx * c.dw) - c.pl;
+              if (y < 0 || y >= oh || xx < 0 || xx >= ow) continue;
+              for (uint32_t g = 0; g < c.groups; ++g) {
+                for (uint32_t o = 0; o < c.gout; ++o) {
+                  for (uint32_t i = 0; i < c.gin; ++i) {
+                    const double t = double(x[((size_t(img) * c.ih + iy) * c.iw + ix) * ic + g * c.gin + i]) *
+                                     double(w[((size_t(g * c.gout + o) * c.kh + ky) * c.kw + kx) * c.gin + i]);
+                    ref[at(img, y, xx, g * c.gout + o)] += t;
+                    mag[at(img, y, xx, g * c.gout + o)] += std::fabs(t);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      continue;
+    }
+    for (uint32_t y = 0; y < oh; ++y) {
+      for (uint32_t xx = 0; xx < ow; ++xx) {
+        for (uint32_t ky = 0; ky < c.kh; ++ky) {
+          for (uint32_t kx = 0; kx < c.kw; ++kx) {
+            const int64_t iy = int64_t(y * c.sh + ky * c.dh) - c.pt, ix = int64_t(xx * c.sw + kx * c.dw) - c.pl;
+            if (iy < 0 || iy >= c.ih || ix < 0 || ix >= c.iw) continue;
+            const size_t px = ((size_t(img) * c.ih + size_t(iy)) * c.iw + size_t(ix)) * ic;
+            for (uint32_t o = 0; o < oc; ++o) {
+              double sum = 0, m = 0;
+              if (depthwise) {
+                sum = double(x[px + o]) * double(w[(size_t(ky) * c.kw + kx) * oc + o]);
+                m = std::fabs(sum);
+              } else {
+                const uint32_t g = o / c.gout;
+                for (uint32_t i = 0; i < c.gin; ++i) {
+                  const double t = double(x[px + g * c.gin + i]) * double(w[((size_t(o) * c.kh + ky) * c.kw + kx) * c.gin + i]);
+                  sum += t;
+                  m += std::fabs(t);
+                }
+              }
+              ref[at(img, y, xx, o)] += sum;
+              mag[at(img, y, xx, o)] += m;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (c.clamp) {
+    for (auto& v : ref) v = std::min(std::max(v, kLo), kHi);
+  }
+
+  XnnGraphBuilder gb;
+  const uint32_t in = gb.input({c.n, c.ih, c.iw, ic});
+  const uint32_t wid = gb.constant<float>(wdims, w);
+  const uint32_t bid = c.bias ? gb.constant<float>({oc}, b) : xnn::kInvalidId;
+  const uint32_t out = gb.output({c.n, oh, ow, oc});
+  auto& node = gb.node(c.type, {in, wid, bid}, {out});
+  node.window = xnn::Window{c.pt, c.pr, c.pb, c.pl, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw};
+  node.groups = c.groups;
+  node.group_input_channels = c.gin;
+  node.group_output_channels = c.gout;
+  if (c.clamp) {
+    node.has_output_min_max = true;
+    node.output_min = float(kLo);
+    node.output_max = float(kHi);
+  }
+  const auto payload = gb.payload();
+  std::vector<XnnArg> args = {xnn_arg<float>({int32_t(c.n), int32_t(c.ih), int32_t(c.iw), int32_t(ic)}, x),
+                              xnn_out({int32_t(c.n), int32_t(oh), int32_t(ow), int32_t(oc)})};
+  const auto s = run_xnn(payload, args);
+  if (!s.ok()) FAIL(s.error().message);
+  const auto got = values_of(args[1]);
+  REQUIRE(got.size() == ref.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * mag[i] + 1e-6) ++bad;
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("xnnpack: fp32 convolutions match the direct definitions across parameters", "[xnnpack][conv]") {
+  const T conv = T::kConv2d, dw = T::kDepthwiseConv2d, tr = T::kConvTranspose2d;
+  //         type  n  ih  iw  grp gin gout kh kw sh sw dh dw pt pr pb pl  bias  clamp
+  const Case cases[] = {
+      // Regular: the RGB stem's contiguous kernel rows; grouped (tap by tap), dilated, asymmetric padding.
+      {conv, 1, 17, 19, 1, 3, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false},
+      {conv, 2, 9, 11, 1, 3, 5, 3, 3, 1, 1, 1, 1, 0, 2, 1, 1, false, true},
+      {conv, 1, 10, 9, 2, 3, 4, 3, 2, 1, 2, 2, 1, 1, 0, 2, 1, true, false},
+      {conv, 1, 8, 8, 1, 4, 6, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, true, true},
+      // Depthwise: channels 37 and 45 leave 5 after the 32- and 8-wide blocks; 5 is scalar only.
+      {dw, 1, 13, 15, 37, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false},
+      {dw, 2, 14, 11, 45, 1, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, true},
+      {dw, 1, 9, 10, 5, 1, 1, 5, 5, 1, 2, 2, 1, 2, 0, 3, 1, true, true},
+      {dw, 1, 12, 12, 64, 1, 1, 3, 3, 2, 1, 1, 2, 0, 1, 1, 0, true, false},
+      // Transposed: the 4x4 stride-2 upsampling, groups, dilation, odd channel counts.
+      {tr, 1, 6, 5, 1, 16, 8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, true, false},
+      {tr, 2, 4, 5, 2, 3, 5, 3, 3, 2, 1, 1, 2, 1, 0, 1, 2, false, true},
+      {tr, 1, 5, 4, 1, 7, 3, 2, 3, 1, 2, 2, 1, 0, 0, 0, 0, true, false},
+  };
+  for (const auto& c : cases) run_case(c);
+}
