@@ -196,6 +196,8 @@ std::unique_ptr<Bench> make_q(xnn::Node node, std::vector<uint32_t> in_dims, std
   } else {
     g.value(w).quant.scheme = xnn::QuantScheme::kPerChannel;
     g.value(w).quant.scales.assign(out_channels, 0.01f);
+    // Depthwise filters [1, kh, kw, channels] carry their channels last.
+    if (node.type == T::kDepthwiseConv2d) g.value(w).quant.channel_dim = 3;
   }
   const uint32_t out = g.output(out_dims, q.io);
   if (!dynamic) per_tensor(g, out, 0.5f, -2);

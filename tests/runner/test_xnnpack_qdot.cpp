@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <deque>
 
 #include "tests/support/xnn_graph_builder.h"
 
@@ -253,5 +254,62 @@ TEST_CASE("xnnpack: dynamically quantized rows times 8-bit and odd-length 4-bit 
     }
     // A sum off by one changes the value by about 1e-4 of its size; float rounding stays below 1e-6.
     CHECK_THAT(values_of(args[1]), Catch::Matchers::Approx(expected).epsilon(1e-6f).margin(1e-6f));
+  }
+}
+
+TEST_CASE("xnnpack: packed constant filters are reused across calls of one runtime", "[xnnpack][qdot]") {
+  // One runtime, two calls with different inputs: the second reads the packings the first made
+  // (int16 panels for the 8-bit product, floats for the blockwise 4-bit one) and must still be right.
+  XnnGraphBuilder g;
+  const uint32_t x8 = g.input({1, 5}, D::kQint8);
+  set_q(g, x8, {0.5f, -2});
+  const auto w8 = bytes(3 * 5, 9);
+  const uint32_t w8i = g.constant<uint8_t>({3, 5}, w8, D::kQint8);
+  set_q(g, w8i, {0.25f, 4});
+  const uint32_t o8 = g.output({1, 3}, D::kQint8);
+  set_q(g, o8, {4.0f, 1});
+  g.node(T::kFullyConnected, {x8, w8i, xnn::kInvalidId}, {o8});
+  // qbint4, fp32 input, blocks of 2 with scales 1 and 0.5: bytes 0x9A, 0x6F -> (2, 1, 7, -2) * (1, 1, 0.5, 0.5).
+  const uint32_t xf = g.input({1, 4});
+  const uint32_t wb = g.constant<uint8_t>({1, 4}, {0x9A, 0x6F}, D::kQbint4);
+  g.value(wb).quantized = true;
+  g.value(wb).quant.scheme = xnn::QuantScheme::kPerChannelGroup;
+  g.value(wb).quant.group_size = 2;
+  g.value(wb).quant.scales = {1.0f, 0.5f};
+  const uint32_t of = g.output({1, 1});
+  g.node(T::kFullyConnected, {xf, wb, xnn::kInvalidId}, {of});
+  const auto payload = g.payload();
+  auto graph = xnn::read_xnn_payload(ByteSpan(payload));
+  REQUIRE(graph.ok());
+  auto runtime = rt::xnnpack::Runtime::compile(std::move(graph).value(), nullptr, {});
+  REQUIRE(runtime.ok());
+  for (int call = 0; call < 2; ++call) {
+    const auto x = bytes(5, uint32_t(10 + call));
+    std::vector<uint8_t> y8(3);
+    std::vector<float> xfv = {1, 2, float(call), 1}, yf(1);
+    std::deque<rt::Tensor> tensors;  // in the order the externals were added
+    tensors.emplace_back(ScalarType::kChar, std::vector<int32_t>{1, 5}, std::vector<uint8_t>{}, const_cast<uint8_t*>(x.data()));
+    tensors.emplace_back(ScalarType::kChar, std::vector<int32_t>{1, 3}, std::vector<uint8_t>{}, y8.data());
+    tensors.emplace_back(ScalarType::kFloat, std::vector<int32_t>{1, 4}, std::vector<uint8_t>{}, xfv.data());
+    tensors.emplace_back(ScalarType::kFloat, std::vector<int32_t>{1, 1}, std::vector<uint8_t>{}, yf.data());
+    std::vector<rt::EValue> values(4);
+    std::vector<rt::EValue*> pointers;
+    for (size_t i = 0; i < 4; ++i) {
+      values[i].tag = rt::Tag::kTensor;
+      values[i].tensor = &tensors[i];
+      pointers.push_back(&values[i]);
+    }
+    const auto status = (*runtime)->run(pointers, rt::DelegateCallContext{nullptr, 0, 0});
+    INFO((status.ok() ? std::string() : status.error().describe()));
+    REQUIRE(status.ok());
+    std::vector<uint8_t> expected;
+    for (size_t o = 0; o < 3; ++o) {
+      int64_t sum = 0;
+      for (size_t i = 0; i < 5; ++i) sum += int64_t(int8_t(x[i]) + 2) * (int8_t(w8[o * 5 + i]) - 4);
+      expected.push_back(requantize(sum, 0.5f * 0.25f / 4.0f, 1, D::kQint8));
+    }
+    CHECK(y8 == expected);
+    // 2 * 1 + 1 * 2 + 3.5 * call - 1 * 1 = 3 + 3.5 * call.
+    CHECK(yf[0] == 3.0f + 3.5f * float(call));
   }
 }

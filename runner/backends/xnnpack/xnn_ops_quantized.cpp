@@ -112,8 +112,19 @@ namespace {
 // for dot_rows, once per call: `at(o, i)` is the filter's flat index.
 template <typename Index>
 void pack_filter(const Slot& w, int32_t w_zero_point, size_t out_ch, size_t k, Index at, int16_t* dst) {
+  const bool contiguous = at(0, 1) == 1 && at(1, 0) == k;  // rows already [out, k]
   if (w.dtype == xnn::Datatype::kQcint4) {
     // Two weights per byte, the first in the low nibble.
+    const auto zp = int16_t(w_zero_point);
+    if (contiguous) {
+      const size_t n = out_ch * k;
+      for (size_t j = 0; j < n / 2; ++j) {
+        dst[2 * j] = int16_t((w.data[j] & 0xF) - zp);
+        dst[2 * j + 1] = int16_t((w.data[j] >> 4) - zp);
+      }
+      if (n % 2) dst[n - 1] = int16_t((w.data[n / 2] & 0xF) - zp);
+      return;
+    }
     for (size_t o = 0; o < out_ch; ++o) {
       for (size_t i = 0; i < k; ++i) {
         const size_t index = at(o, i);
@@ -124,7 +135,7 @@ void pack_filter(const Slot& w, int32_t w_zero_point, size_t out_ch, size_t k, I
     return;
   }
   const bool is_signed = w.dtype != xnn::Datatype::kQuint8;
-  if (at(0, 1) == 1 && at(1, 0) == k) {  // rows already [out, k]
+  if (contiguous) {
     widen_less_zero_point(w.data, out_ch * k, is_signed, w_zero_point, dst);
     return;
   }
@@ -148,6 +159,26 @@ int32_t* int32_scratch(Runtime& runtime, size_t which, size_t n) {
   return reinterpret_cast<int32_t*>(v.data());
 }
 
+// How a filter is packed, part of the runtime's cache key.
+enum Layout : uint32_t { kRows, kRowsTransposed, kDepthwiseTaps };
+
+// The filter packed by pack_filter: a constant once per runtime (its
+// packing is reused by every later call), any other filter per call.
+template <typename Index>
+Result<const int16_t*> filter_panel(NodeCall& call, const Slot& w, int32_t w_zero_point, size_t out_ch, size_t k,
+                                    Layout layout, Index at) {
+  if (w.def && w.def->is_constant()) {
+    ETKIT_ASSIGN_OR_RETURN(const Runtime::Packed p, call.runtime.packed(w.def, layout, out_ch * k * sizeof(int16_t)));
+    auto* dst = static_cast<int16_t*>(p.data);
+    if (p.fresh) pack_filter(w, w_zero_point, out_ch, k, at, dst);
+    return static_cast<const int16_t*>(dst);
+  }
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(out_ch) * k * sizeof(int16_t)));
+  int16_t* dst = int16_scratch(call.runtime, 0, out_ch * k);
+  pack_filter(w, w_zero_point, out_ch, k, at, dst);
+  return static_cast<const int16_t*>(dst);
+}
+
 // Rows of the left operand per dot_rows call: bounds the int16 and int32
 // scratch of a long input while keeping the weight panels hot across rows.
 constexpr size_t kRowTile = 64;
@@ -160,11 +191,9 @@ Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, out_ch));
   const size_t tile = std::min(rows, kRowTile);
-  ETKIT_TRY(call.runtime.check_scratch((uint64_t(out_ch) * in_ch + uint64_t(tile) * in_ch) * sizeof(int16_t) +
-                                       uint64_t(tile) * out_ch * sizeof(int32_t)));
-  int16_t* wq = int16_scratch(call.runtime, 0, out_ch * in_ch);
-  pack_filter(w, r.w_zero_point, out_ch, in_ch,
-              [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }, wq);
+  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, r.w_zero_point, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
+                                                        [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * in_ch * sizeof(int16_t) + uint64_t(tile) * out_ch * sizeof(int32_t)));
   int16_t* xq = int16_scratch(call.runtime, 1, tile * in_ch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * out_ch);
   const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
@@ -190,11 +219,10 @@ Status quantized_convolution(NodeCall& call, const ConvShape& s) {
   const size_t patch = size_t(win.kernel_h) * win.kernel_w * gin;
   const size_t pixels = s.oh * s.ow;
   const size_t tile = std::min(pixels, kRowTile);
-  ETKIT_TRY(call.runtime.check_scratch((uint64_t(s.oc) * patch + uint64_t(tile) * patch) * sizeof(int16_t) +
-                                       uint64_t(tile) * gout * sizeof(int32_t)));
   // OHWI: each output channel's filter is one contiguous patch-sized row.
-  int16_t* wq = int16_scratch(call.runtime, 0, s.oc * patch);
-  pack_filter(w, r.w_zero_point, s.oc, patch, [&](size_t o, size_t p) { return o * patch + p; }, wq);
+  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, r.w_zero_point, s.oc, patch, kRows,
+                                                        [&](size_t o, size_t p) { return o * patch + p; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * patch * sizeof(int16_t) + uint64_t(tile) * gout * sizeof(int32_t)));
   int16_t* cols = int16_scratch(call.runtime, 1, tile * patch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * gout);
   const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
@@ -238,12 +266,11 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, s.oc));
   const size_t taps = size_t(win.kernel_h) * win.kernel_w;
   const size_t in_pixels = s.n * s.ih * s.iw;
-  ETKIT_TRY(call.runtime.check_scratch((uint64_t(taps) * s.oc + uint64_t(in_pixels) * s.oc) * sizeof(int16_t) +
-                                       uint64_t(s.oc) * sizeof(int32_t)));
   // Filter [taps, oc] and input as int16 less their zero points; the input
   // repeated per multiplier so each tap is one contiguous run over channels.
-  int16_t* wq = int16_scratch(call.runtime, 0, taps * s.oc);
-  pack_filter(w, r.w_zero_point, taps, s.oc, [&](size_t t, size_t c) { return t * s.oc + c; }, wq);
+  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, r.w_zero_point, taps, s.oc, kDepthwiseTaps,
+                                                        [&](size_t t, size_t c) { return t * s.oc + c; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(in_pixels) * s.oc * sizeof(int16_t) + uint64_t(s.oc) * sizeof(int32_t)));
   int16_t* xq = int16_scratch(call.runtime, 1, in_pixels * s.oc);
   const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
   if (multiplier == 1) {
@@ -296,12 +323,10 @@ Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_
     bias = reinterpret_cast<const float*>(b->data);
   }
   const size_t tile = std::min(rows, kRowTile);
-  ETKIT_TRY(call.runtime.check_scratch((uint64_t(out_ch) * in_ch + uint64_t(tile) * in_ch) * sizeof(int16_t) +
-                                       uint64_t(tile) * out_ch * sizeof(int32_t)));
   const int32_t w_zero_point = w.dtype == xnn::Datatype::kQcint4 ? w.zero_point : 0;
-  int16_t* wq = int16_scratch(call.runtime, 0, out_ch * in_ch);
-  pack_filter(w, w_zero_point, out_ch, in_ch,
-              [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }, wq);
+  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, w_zero_point, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
+                                                        [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * in_ch * sizeof(int16_t) + uint64_t(tile) * out_ch * sizeof(int32_t)));
   int16_t* xq = int16_scratch(call.runtime, 1, tile * in_ch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * out_ch);
   auto* y = reinterpret_cast<float*>(out.data);
