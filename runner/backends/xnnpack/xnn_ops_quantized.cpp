@@ -108,43 +108,55 @@ bool integer_path(const Slot& x, const Slot& w, const Slot& out) {
 
 namespace {
 
-// Packs an 8-bit or 4-bit filter as int16 (w - w_zero_point) rows [out, k]
-// for dot_rows, once per call: `at(o, i)` is the filter's flat index.
-template <typename Index>
-void pack_filter(const Slot& w, int32_t w_zero_point, size_t out_ch, size_t k, Index at, int16_t* dst) {
+// Packs an 8-bit or 4-bit filter as rows [out, k] of (w - offset), int8
+// for dot_rows or int16 for the depthwise taps: `at(o, i)` is the filter's
+// flat index.
+template <typename Out, typename Index>
+void pack_filter(const Slot& w, int32_t offset, size_t out_ch, size_t k, Index at, Out* dst) {
   const bool contiguous = at(0, 1) == 1 && at(1, 0) == k;  // rows already [out, k]
   if (w.dtype == xnn::Datatype::kQcint4) {
     // Two weights per byte, the first in the low nibble.
-    const auto zp = int16_t(w_zero_point);
     if (contiguous) {
       const size_t n = out_ch * k;
       for (size_t j = 0; j < n / 2; ++j) {
-        dst[2 * j] = int16_t((w.data[j] & 0xF) - zp);
-        dst[2 * j + 1] = int16_t((w.data[j] >> 4) - zp);
+        dst[2 * j] = Out((w.data[j] & 0xF) - offset);
+        dst[2 * j + 1] = Out((w.data[j] >> 4) - offset);
       }
-      if (n % 2) dst[n - 1] = int16_t((w.data[n / 2] & 0xF) - zp);
+      if (n % 2) dst[n - 1] = Out((w.data[n / 2] & 0xF) - offset);
       return;
     }
     for (size_t o = 0; o < out_ch; ++o) {
       for (size_t i = 0; i < k; ++i) {
         const size_t index = at(o, i);
         const uint8_t byte = w.data[index / 2];
-        dst[o * k + i] = int16_t(int32_t(index % 2 == 0 ? byte & 0xF : byte >> 4) - w_zero_point);
+        dst[o * k + i] = Out(int32_t(index % 2 == 0 ? byte & 0xF : byte >> 4) - offset);
       }
     }
     return;
   }
   const bool is_signed = w.dtype != xnn::Datatype::kQuint8;
   if (contiguous) {
-    widen_less_zero_point(w.data, out_ch * k, is_signed, w_zero_point, dst);
+    const size_t n = out_ch * k;
+    if (is_signed) {
+      for (size_t i = 0; i < n; ++i) dst[i] = Out(int32_t(int8_t(w.data[i])) - offset);
+    } else {
+      for (size_t i = 0; i < n; ++i) dst[i] = Out(int32_t(w.data[i]) - offset);
+    }
     return;
   }
   for (size_t o = 0; o < out_ch; ++o) {
     for (size_t i = 0; i < k; ++i) {
       const uint8_t byte = w.data[at(o, i)];
-      dst[o * k + i] = int16_t((is_signed ? int32_t(int8_t(byte)) : int32_t(byte)) - w_zero_point);
+      dst[o * k + i] = Out((is_signed ? int32_t(int8_t(byte)) : int32_t(byte)) - offset);
     }
   }
+}
+
+// What pack_filter subtracts for an int8 panel (a 4-bit filter's zero point
+// fits; an 8-bit one is applied in dot_rows as b_bias = offset - zero point).
+int32_t int8_offset(const Slot& w, int32_t w_zero_point) {
+  if (w.dtype == xnn::Datatype::kQcint4) return w_zero_point;
+  return w.dtype == xnn::Datatype::kQuint8 ? 128 : 0;
 }
 
 int16_t* int16_scratch(Runtime& runtime, size_t which, size_t n) {
@@ -164,19 +176,23 @@ enum Layout : uint32_t { kRows, kRowsTransposed, kDepthwiseTaps };
 
 // The filter packed by pack_filter: a constant once per runtime (its
 // packing is reused by every later call), any other filter per call.
-template <typename Index>
-Result<const int16_t*> filter_panel(NodeCall& call, const Slot& w, int32_t w_zero_point, size_t out_ch, size_t k,
-                                    Layout layout, Index at) {
+template <typename Out, typename Index>
+Result<const Out*> filter_panel(NodeCall& call, const Slot& w, int32_t offset, size_t out_ch, size_t k, Layout layout,
+                                Index at) {
+  const size_t bytes = out_ch * k * sizeof(Out);
+  Out* dst;
   if (w.def && w.def->is_constant()) {
-    ETKIT_ASSIGN_OR_RETURN(const Runtime::Packed p, call.runtime.packed(w.def, layout, out_ch * k * sizeof(int16_t)));
-    auto* dst = static_cast<int16_t*>(p.data);
-    if (p.fresh) pack_filter(w, w_zero_point, out_ch, k, at, dst);
-    return static_cast<const int16_t*>(dst);
+    ETKIT_ASSIGN_OR_RETURN(const Runtime::Packed p, call.runtime.packed(w.def, layout, bytes));
+    dst = static_cast<Out*>(p.data);
+    if (!p.fresh) return static_cast<const Out*>(dst);
+  } else {
+    ETKIT_TRY(call.runtime.check_scratch(bytes));
+    std::vector<float>& v = call.runtime.scratch(0);
+    v.resize((bytes + sizeof(float) - 1) / sizeof(float));
+    dst = reinterpret_cast<Out*>(v.data());
   }
-  ETKIT_TRY(call.runtime.check_scratch(uint64_t(out_ch) * k * sizeof(int16_t)));
-  int16_t* dst = int16_scratch(call.runtime, 0, out_ch * k);
-  pack_filter(w, w_zero_point, out_ch, k, at, dst);
-  return static_cast<const int16_t*>(dst);
+  pack_filter(w, offset, out_ch, k, at, dst);
+  return static_cast<const Out*>(dst);
 }
 
 // Rows of the left operand per dot_rows call: bounds the int16 and int32
@@ -191,8 +207,9 @@ Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, out_ch));
   const size_t tile = std::min(rows, kRowTile);
-  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, r.w_zero_point, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
-                                                        [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
+  const int32_t offset = int8_offset(w, r.w_zero_point);
+  ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, offset, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
+                                                               [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
   ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * in_ch * sizeof(int16_t) + uint64_t(tile) * out_ch * sizeof(int32_t)));
   int16_t* xq = int16_scratch(call.runtime, 1, tile * in_ch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * out_ch);
@@ -200,7 +217,7 @@ Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size
   for (size_t row0 = 0; row0 < rows; row0 += tile) {
     const size_t n = std::min(tile, rows - row0);
     widen_less_zero_point(x.data + row0 * in_ch, n * in_ch, x_signed, r.x_zero_point, xq);
-    dot_rows(xq, n, wq, out_ch, in_ch, acc, out_ch);
+    dot_rows(xq, n, wq, offset - r.w_zero_point, out_ch, in_ch, acc, out_ch);
     for (size_t row = 0; row < n; ++row) {
       for (size_t o = 0; o < out_ch; ++o) out.data[(row0 + row) * out_ch + o] = uint8_t(r(acc[row * out_ch + o], o));
     }
@@ -220,8 +237,9 @@ Status quantized_convolution(NodeCall& call, const ConvShape& s) {
   const size_t pixels = s.oh * s.ow;
   const size_t tile = std::min(pixels, kRowTile);
   // OHWI: each output channel's filter is one contiguous patch-sized row.
-  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, r.w_zero_point, s.oc, patch, kRows,
-                                                        [&](size_t o, size_t p) { return o * patch + p; }));
+  const int32_t offset = int8_offset(w, r.w_zero_point);
+  ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, offset, s.oc, patch, kRows,
+                                                               [&](size_t o, size_t p) { return o * patch + p; }));
   ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * patch * sizeof(int16_t) + uint64_t(tile) * gout * sizeof(int32_t)));
   int16_t* cols = int16_scratch(call.runtime, 1, tile * patch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * gout);
@@ -247,7 +265,7 @@ Status quantized_convolution(NodeCall& call, const ConvShape& s) {
             }
           }
         }
-        dot_rows(cols, n, wq + g * gout * patch, gout, patch, acc, gout);
+        dot_rows(cols, n, wq + g * gout * patch, offset - r.w_zero_point, gout, patch, acc, gout);
         for (size_t t = 0; t < n; ++t) {
           const size_t o = (img * pixels + p0 + t) * s.oc + g * gout;
           for (size_t k = 0; k < gout; ++k) out.data[o + k] = uint8_t(r(acc[t * gout + k], g * gout + k));
@@ -268,7 +286,7 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
   const size_t in_pixels = s.n * s.ih * s.iw;
   // Filter [taps, oc] and input as int16 less their zero points; the input
   // repeated per multiplier so each tap is one contiguous run over channels.
-  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, r.w_zero_point, taps, s.oc, kDepthwiseTaps,
+  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel<int16_t>(call, w, r.w_zero_point, taps, s.oc, kDepthwiseTaps,
                                                         [&](size_t t, size_t c) { return t * s.oc + c; }));
   ETKIT_TRY(call.runtime.check_scratch(uint64_t(in_pixels) * s.oc * sizeof(int16_t) + uint64_t(s.oc) * sizeof(int32_t)));
   int16_t* xq = int16_scratch(call.runtime, 1, in_pixels * s.oc);
@@ -324,8 +342,8 @@ Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_
   }
   const size_t tile = std::min(rows, kRowTile);
   const int32_t w_zero_point = w.dtype == xnn::Datatype::kQcint4 ? w.zero_point : 0;
-  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel(call, w, w_zero_point, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
-                                                        [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
+  ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, w_zero_point, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
+                                                               [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
   ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * in_ch * sizeof(int16_t) + uint64_t(tile) * out_ch * sizeof(int32_t)));
   int16_t* xq = int16_scratch(call.runtime, 1, tile * in_ch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * out_ch);
@@ -336,7 +354,7 @@ Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_
       const size_t p = (row0 + t) * in_ch / per_param;
       widen_less_zero_point(x.data + (row0 + t) * in_ch, in_ch, true, x.row_zero_points[p], xq + t * in_ch);
     }
-    dot_rows(xq, n, wq, out_ch, in_ch, acc, out_ch);
+    dot_rows(xq, n, wq, 0, out_ch, in_ch, acc, out_ch);
     for (size_t t = 0; t < n; ++t) {
       const float x_scale = x.channel_scales[(row0 + t) * in_ch / per_param];
       for (size_t o = 0; o < out_ch; ++o) {
