@@ -85,7 +85,11 @@ int32_t requantize_fp32(int32_t acc, float scale, int32_t zero_point, int32_t lo
   float v = float(acc) * scale;
   v = std::fmax(v, float(lo - zero_point));
   v = std::fmin(v, float(hi - zero_point));
-  return int32_t(std::nearbyint(v)) + zero_point;
+  // |v| <= 383 after the clamps: adding and removing 1.5 * 2^23 leaves it
+  // rounded to nearest even, as nearbyint would, without a libm call per
+  // output (baseline x86-64 has no rounding instruction).
+  constexpr float kMagic = 12582912.0f;
+  return int32_t((v + kMagic) - kMagic) + zero_point;
 }
 
 int32_t quantized_bound(float value, const Q8& out) {
