@@ -83,8 +83,11 @@ Q8 q8_of(const Slot& s) { return Q8{s.dtype != xnn::Datatype::kQuint8, s.scale, 
 int32_t requantize_fp32(int32_t acc, float scale, int32_t zero_point, int32_t lo, int32_t hi) {
   // The kernels add a magic bias (1.5 * 2^23) to round: nearest even.
   float v = float(acc) * scale;
-  v = std::fmax(v, float(lo - zero_point));
-  v = std::fmin(v, float(hi - zero_point));
+  // Comparisons, not fmax/fmin (libm calls on baseline x86-64): v is never
+  // NaN, and a signed zero rounds to the same integer.
+  const float vlo = float(lo - zero_point), vhi = float(hi - zero_point);
+  v = v < vlo ? vlo : v;
+  v = v > vhi ? vhi : v;
   // |v| <= 383 after the clamps: adding and removing 1.5 * 2^23 leaves it
   // rounded to nearest even, as nearbyint would, without a libm call per
   // output (baseline x86-64 has no rounding instruction).
