@@ -313,3 +313,33 @@ TEST_CASE("xnnpack: packed constant filters are reused across calls of one runti
     CHECK(yf[0] == 3.0f + 3.5f * float(call));
   }
 }
+
+TEST_CASE("xnnpack: an 8-bit filter that is a delegate input is packed per call", "[xnnpack][qdot]") {
+  // A quint8 filter (zero point 200) passed in at run time: no cache, packed into scratch.
+  const uint32_t R = 2, K = 11, O = 6;
+  const auto x = bytes(R * K, 12), w = bytes(O * K, 13);
+  XnnGraphBuilder g;
+  const uint32_t xi = g.input({R, K}, D::kQuint8);
+  set_q(g, xi, {0.5f, 9});
+  const uint32_t wi = g.input({O, K}, D::kQuint8);
+  set_q(g, wi, {0.25f, 200});
+  const uint32_t oi = g.output({R, O}, D::kQuint8);
+  set_q(g, oi, {8.0f, 100});
+  g.node(T::kFullyConnected, {xi, wi, xnn::kInvalidId}, {oi});
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<uint8_t>({int32_t(R), int32_t(K)}, x, ScalarType::kByte),
+                              xnn_arg<uint8_t>({int32_t(O), int32_t(K)}, w, ScalarType::kByte),
+                              xnn_out({int32_t(R), int32_t(O)}, ScalarType::kByte, 1)};
+  const auto status = run_xnn(payload, args);
+  INFO((status.ok() ? std::string() : status.error().describe()));
+  REQUIRE(status.ok());
+  std::vector<uint8_t> expected;
+  for (uint32_t r = 0; r < R; ++r) {
+    for (uint32_t o = 0; o < O; ++o) {
+      int64_t sum = 0;
+      for (uint32_t i = 0; i < K; ++i) sum += int64_t(int32_t(x[r * K + i]) - 9) * (int32_t(w[o * K + i]) - 200);
+      expected.push_back(requantize(sum, 0.5f * 0.25f / 8.0f, 100, D::kQuint8));
+    }
+  }
+  CHECK(values_of<uint8_t>(args[2]) == expected);
+}
