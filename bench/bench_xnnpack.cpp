@@ -1,10 +1,12 @@
 // XNNPACK delegate node throughput (Google Benchmark): GFLOP/s per node type
 // on MobileNet-like shapes, next to the runner's GEMM on the same work, so
 // docs/performance.md can state each as a share of the GEMM's rate. Graphs
-// are written, read and compiled outside the timed loops.
+// are written, read and compiled outside the timed loops. Quantized nodes
+// count GOP/s (2 integer ops per multiply-add) against the same GEMM.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstring>
 #include <deque>
 
 #include "libcore/formats/xnnpack/xnn_reader.h"
@@ -151,6 +153,142 @@ void BM_AddBroadcast(benchmark::State& state) {
   run(state, *b, 112.0 * 112 * 32, "Gelem/s");
 }
 
+
+// Quantized nodes: int8 activations in and out (qs8, per-tensor), or fp32
+// rows quantized per row (qd8) before a per-channel / per-block filter.
+struct QSpec {
+  xnn::Datatype io = xnn::Datatype::kQint8;  // kQint8, or kFp32 for a Convert to qdint8 in front
+  xnn::Datatype filter = xnn::Datatype::kQcint8;
+  uint32_t block = 0;  // qbint4 block size
+};
+
+std::vector<int8_t> bytes_ramp(size_t n) {
+  std::vector<int8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = int8_t(int(std::lround(std::sin(double(i)) * 100)));
+  return v;
+}
+
+void per_tensor(xnn::GraphBuilder& g, uint32_t id, float scale, int32_t zero_point) {
+  g.value(id).quantized = true;
+  g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
+  g.value(id).quant.scale = scale;
+  g.value(id).quant.zero_point = zero_point;
+}
+
+std::unique_ptr<Bench> make_q(xnn::Node node, std::vector<uint32_t> in_dims, std::vector<uint32_t> out_dims,
+                              std::vector<uint32_t> w_dims, uint32_t out_channels, QSpec q) {
+  auto b = std::make_unique<Bench>();
+  xnn::GraphBuilder g;
+  const bool dynamic = q.io == xnn::Datatype::kFp32;
+  uint32_t x = g.input(in_dims, q.io);
+  if (!dynamic) per_tensor(g, x, 0.05f, 3);
+  if (dynamic) {
+    const uint32_t qx = g.internal(in_dims, xnn::Datatype::kQdint8);
+    g.value(qx).quantized = true;
+    g.value(qx).quant.scheme = xnn::QuantScheme::kPerTokenDynamic;
+    g.value(qx).quant.num_nonbatch_dims = 1;
+    xnn::Node convert;
+    convert.type = T::kConvert;
+    convert.inputs = {x};
+    convert.outputs = {qx};
+    g.graph().nodes.push_back(convert);
+    x = qx;
+  }
+  size_t n_w = 1;
+  for (uint32_t d : w_dims) n_w *= d;
+  const bool four_bit = q.filter == xnn::Datatype::kQcint4 || q.filter == xnn::Datatype::kQbint4;
+  auto wq = bytes_ramp(four_bit ? (n_w + 1) / 2 : n_w);
+  const uint32_t w = g.constant(w_dims, wq, q.filter);
+  g.value(w).quantized = true;
+  if (q.filter == xnn::Datatype::kQbint4) {
+    g.value(w).quant.scheme = xnn::QuantScheme::kPerChannelGroup;
+    g.value(w).quant.group_size = int32_t(q.block);
+    g.value(w).quant.scales.assign(n_w / q.block, 0.0078125f);
+  } else {
+    g.value(w).quant.scheme = xnn::QuantScheme::kPerChannel;
+    g.value(w).quant.scales.assign(out_channels, 0.01f);
+    // Depthwise filters [1, kh, kw, channels] carry their channels last.
+    if (node.type == T::kDepthwiseConv2d) g.value(w).quant.channel_dim = 3;
+  }
+  const uint32_t out = g.output(out_dims, q.io);
+  if (!dynamic) per_tensor(g, out, 0.5f, -2);
+  node.inputs = {x, w, xnn::kInvalidId};
+  node.outputs = {out};
+  g.graph().nodes.push_back(node);
+  b->payload = g.payload();
+  auto read = xnn::read_xnn_payload(ByteSpan(b->payload));
+  if (!read) throw std::runtime_error(read.error().describe());
+  auto rt = rt::xnnpack::Runtime::compile(std::move(read).value(), nullptr, {});
+  if (!rt) throw std::runtime_error(rt.error().describe());
+  b->runtime = std::move(rt).value();
+  size_t n_in = 1, n_out = 1;
+  for (uint32_t d : in_dims) n_in *= d;
+  for (uint32_t d : out_dims) n_out *= d;
+  // Float buffers are large enough for int8 tensors too.
+  b->in = ramp(n_in);
+  if (!dynamic) {
+    const auto xb = bytes_ramp(n_in);
+    std::memcpy(b->in.data(), xb.data(), n_in);
+  }
+  b->out.resize(n_out);
+  const ScalarType st = dynamic ? ScalarType::kFloat : ScalarType::kChar;
+  b->tensors.emplace_back(st, std::vector<int32_t>(in_dims.begin(), in_dims.end()), std::vector<uint8_t>{}, b->in.data());
+  b->tensors.emplace_back(st, std::vector<int32_t>(out_dims.begin(), out_dims.end()), std::vector<uint8_t>{}, b->out.data());
+  b->values.resize(2);
+  for (size_t i = 0; i < 2; ++i) {
+    b->values[i].tag = rt::Tag::kTensor;
+    b->values[i].tensor = &b->tensors[i];
+    b->args.push_back(&b->values[i]);
+  }
+  return b;
+}
+
+xnn::Node fc_node() {
+  xnn::Node n;
+  n.type = T::kFullyConnected;
+  return n;
+}
+
+// qs8 activations x qc8w filters (per-channel scales), int32 sums requantized to qs8.
+void BM_QS8_FullyConnected(benchmark::State& state) {
+  const auto m = uint32_t(state.range(0)), k = uint32_t(state.range(1)), n = uint32_t(state.range(2));
+  auto b = make_q(fc_node(), {m, k}, {m, n}, {n, k}, n, {});
+  run(state, *b, 2.0 * m * k * n, "GOP/s");
+}
+void BM_QS8_Conv1x1(benchmark::State& state) {
+  auto b = make_q(conv_node(T::kConv2d, 1, 1, 0, 1, 24, 144), {1, 56, 56, 24}, {1, 56, 56, 144}, {144, 1, 1, 24}, 144, {});
+  run(state, *b, 2.0 * 56 * 56 * 24 * 144, "GOP/s");
+}
+void BM_QS8_Conv3x3Stem(benchmark::State& state) {
+  auto b = make_q(conv_node(T::kConv2d, 3, 2, 1, 1, 3, 32), {1, 224, 224, 3}, {1, 112, 112, 32}, {32, 3, 3, 3}, 32, {});
+  run(state, *b, 2.0 * 112 * 112 * 32 * 27, "GOP/s");
+}
+void BM_QS8_Conv3x3(benchmark::State& state) {
+  auto b = make_q(conv_node(T::kConv2d, 3, 1, 1, 1, 64, 64), {1, 28, 28, 64}, {1, 28, 28, 64}, {64, 3, 3, 64}, 64, {});
+  run(state, *b, 2.0 * 28 * 28 * 64 * 64 * 9, "GOP/s");
+}
+void BM_QS8_Depthwise3x3(benchmark::State& state) {
+  auto b = make_q(conv_node(T::kDepthwiseConv2d, 3, 1, 1, 144, 1, 1), {1, 56, 56, 144}, {1, 56, 56, 144}, {1, 3, 3, 144}, 144, {});
+  run(state, *b, 2.0 * 56 * 56 * 144 * 9, "GOP/s");
+}
+// fp32 rows quantized per row (qd8) times 8-bit, 4-bit per-channel and
+// 4-bit blockwise (block 32) filters: an LLM's linear layers.
+void BM_QD8_QC8W_FullyConnected(benchmark::State& state) {
+  const auto m = uint32_t(state.range(0)), k = uint32_t(state.range(1)), n = uint32_t(state.range(2));
+  auto b = make_q(fc_node(), {m, k}, {m, n}, {n, k}, n, {xnn::Datatype::kFp32, xnn::Datatype::kQcint8, 0});
+  run(state, *b, 2.0 * m * k * n, "GOP/s");
+}
+void BM_QD8_QC4W_FullyConnected(benchmark::State& state) {
+  const auto m = uint32_t(state.range(0)), k = uint32_t(state.range(1)), n = uint32_t(state.range(2));
+  auto b = make_q(fc_node(), {m, k}, {m, n}, {n, k}, n, {xnn::Datatype::kFp32, xnn::Datatype::kQcint4, 0});
+  run(state, *b, 2.0 * m * k * n, "GOP/s");
+}
+void BM_QD8_QB4W_FullyConnected(benchmark::State& state) {
+  const auto m = uint32_t(state.range(0)), k = uint32_t(state.range(1)), n = uint32_t(state.range(2));
+  auto b = make_q(fc_node(), {m, k}, {m, n}, {n, k}, n, {xnn::Datatype::kFp32, xnn::Datatype::kQbint4, 32});
+  run(state, *b, 2.0 * m * k * n, "GOP/s");
+}
+
 }  // namespace
 
 BENCHMARK(BM_FullyConnected)->Unit(benchmark::kMicrosecond);
@@ -163,4 +301,12 @@ BENCHMARK(BM_ConvTranspose4x4s2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GemmReference)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Sigmoid)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AddBroadcast)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QS8_FullyConnected)->Args({64, 1280, 1000})->Args({1, 4096, 4096})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QS8_Conv1x1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QS8_Conv3x3Stem)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QS8_Conv3x3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QS8_Depthwise3x3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QD8_QC8W_FullyConnected)->Args({1, 4096, 4096})->Args({32, 4096, 4096})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QD8_QC4W_FullyConnected)->Args({1, 4096, 4096})->Args({32, 4096, 4096})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_QD8_QB4W_FullyConnected)->Args({1, 4096, 4096})->Args({32, 4096, 4096})->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();

@@ -23,15 +23,15 @@ using kernels::linalg::MatrixView;
 using kernels::linalg::sgemm;
 
 // The filter as floats [rows, cols] (rows = output channels for the layouts
-// above), dequantizing per-channel / per-block / 4-bit weights.
-Result<const float*> filter_floats(const Slot& w, size_t out_channel_dim,
+// above), dequantizing per-channel / per-block / 4-bit weights: a constant
+// once per runtime (kept by the runtime for later calls), others per call.
+Result<const float*> filter_floats(Runtime& runtime, const Slot& w, size_t out_channel_dim,
                                    std::vector<float>& scratch) {
   if (w.dtype == xnn::Datatype::kFp32) return reinterpret_cast<const float*>(w.data);
   const size_t n = w.numel();
   const bool four_bit = w.dtype == xnn::Datatype::kQcint4 || w.dtype == xnn::Datatype::kQbint4;
   if (w.dtype != xnn::Datatype::kQcint8 && !four_bit) return read_floats(w, scratch);
   if (w.dims.empty()) return node_error("filter without dimensions");
-  scratch.resize(n);
   const size_t channels = w.dims[out_channel_dim];
   size_t inner = 1;
   for (size_t d = out_channel_dim + 1; d < w.dims.size(); ++d) inner *= w.dims[d];
@@ -39,6 +39,16 @@ Result<const float*> filter_floats(const Slot& w, size_t out_channel_dim,
   const size_t group = blockwise ? size_t(w.def->quant.group_size) : 0;
   const size_t blocks_per_row = blockwise ? w.dims[1] / group : 0;
   if (!blockwise && w.channel_scales.size() != channels) return node_error("filter scales do not match its channels");
+  float* dst;  // the checks above come first: a cache entry handed out is never left unfilled
+  if (w.def->is_constant()) {
+    // Layouts 0x100 + dim: apart from the integer paths' packings of the same value.
+    ETKIT_ASSIGN_OR_RETURN(const Runtime::Packed p, runtime.packed(w.def, 0x100 + uint32_t(out_channel_dim), n * sizeof(float)));
+    dst = static_cast<float*>(p.data);
+    if (!p.fresh) return static_cast<const float*>(dst);
+  } else {
+    scratch.resize(n);
+    dst = scratch.data();
+  }
   for (size_t i = 0; i < n; ++i) {
     int32_t q;
     if (four_bit) {
@@ -51,9 +61,9 @@ Result<const float*> filter_floats(const Slot& w, size_t out_channel_dim,
     const size_t channel = (i / inner) % channels;
     const float scale = blockwise ? w.channel_scales[channel * blocks_per_row + (i % w.dims[1]) / group]
                                   : w.channel_scales[channel];
-    scratch[i] = float(q) * scale;
+    dst[i] = float(q) * scale;
   }
-  return static_cast<const float*>(scratch.data());
+  return static_cast<const float*>(dst);
 }
 
 // Bias as floats (qint32/qcint32 biases carry input scale * filter scale).
@@ -137,7 +147,7 @@ Status fully_connected(NodeCall& call) {
     return dynamic_fully_connected(call, *activations, rows, in_ch, out_ch, transposed);
   }
   ETKIT_ASSIGN_OR_RETURN(const float* a, activation_floats(*activations, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, transposed ? 1 : 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call.runtime, w, transposed ? 1 : 0, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(b, out_ch, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const MatrixView bw = transposed ? MatrixView{wf, int64_t(out_ch), 1} : MatrixView{wf, 1, int64_t(in_ch)};
@@ -215,7 +225,7 @@ Status convolution(NodeCall& call) {
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
   if (integer_path(x, w, out)) return quantized_convolution(call, s);
   ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call.runtime, w, 0, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const size_t patch = size_t(node.window.kernel_h) * node.window.kernel_w * gin;
@@ -268,7 +278,7 @@ Status depthwise_convolution(NodeCall& call) {
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{s.n, s.oh, s.ow, s.oc}));
   if (integer_path(x, w, out)) return quantized_depthwise_convolution(call, s, multiplier);
   ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 3, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call.runtime, w, 3, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const xnn::Window& win = node.window;
@@ -338,7 +348,7 @@ Status transposed_convolution(NodeCall& call) {
   if (w.dims != filter_dims) return node_error("filter dims do not match [groups * out, kh, kw, in]");
   ETKIT_TRY(call.runtime.reshape(out, std::vector<size_t>{n, size_t(oh), size_t(ow), oc}));
   ETKIT_ASSIGN_OR_RETURN(const float* a, read_floats(x, call.runtime.scratch(0)));
-  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(w, 0, call.runtime.scratch(1)));
+  ETKIT_ASSIGN_OR_RETURN(const float* wf, filter_floats(call.runtime, w, 0, call.runtime.scratch(1)));
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const size_t total = n * size_t(oh) * size_t(ow);

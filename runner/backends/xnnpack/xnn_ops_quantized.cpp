@@ -18,15 +18,12 @@
 #include <cstring>
 
 #include "runner/backends/xnnpack/xnn_ops.h"
+#include "runner/backends/xnnpack/xnn_qdot.h"
 
 namespace etkit::rt::xnnpack {
 namespace {
-
 bool is_8bit(xnn::Datatype d) { return d == xnn::Datatype::kQint8 || d == xnn::Datatype::kQuint8; }
 
-int32_t q_at(const Slot& s, size_t i) {
-  return s.dtype == xnn::Datatype::kQuint8 ? int32_t(s.data[i]) : int32_t(int8_t(s.data[i]));
-}
 
 struct Requantizer {
   std::vector<float> scale;    // per output channel
@@ -86,9 +83,16 @@ Q8 q8_of(const Slot& s) { return Q8{s.dtype != xnn::Datatype::kQuint8, s.scale, 
 int32_t requantize_fp32(int32_t acc, float scale, int32_t zero_point, int32_t lo, int32_t hi) {
   // The kernels add a magic bias (1.5 * 2^23) to round: nearest even.
   float v = float(acc) * scale;
-  v = std::fmax(v, float(lo - zero_point));
-  v = std::fmin(v, float(hi - zero_point));
-  return int32_t(std::nearbyint(v)) + zero_point;
+  // Comparisons, not fmax/fmin (libm calls on baseline x86-64): v is never
+  // NaN, and a signed zero rounds to the same integer.
+  const float vlo = float(lo - zero_point), vhi = float(hi - zero_point);
+  v = v < vlo ? vlo : v;
+  v = v > vhi ? vhi : v;
+  // |v| <= 383 after the clamps: adding and removing 1.5 * 2^23 leaves it
+  // rounded to nearest even, as nearbyint would, without a libm call per
+  // output (baseline x86-64 has no rounding instruction).
+  constexpr float kMagic = 12582912.0f;
+  return int32_t((v + kMagic) - kMagic) + zero_point;
 }
 
 int32_t quantized_bound(float value, const Q8& out) {
@@ -109,23 +113,120 @@ bool integer_path(const Slot& x, const Slot& w, const Slot& out) {
   return is_8bit(x.dtype) && is_8bit(out.dtype) && (is_8bit(w.dtype) || w.dtype == xnn::Datatype::kQcint8);
 }
 
+namespace {
+
+// Packs an 8-bit or 4-bit filter as rows [out, k] of (w - offset), int8
+// for dot_rows or int16 for the depthwise taps: `at(o, i)` is the filter's
+// flat index.
+template <typename Out, typename Index>
+void pack_filter(const Slot& w, int32_t offset, size_t out_ch, size_t k, Index at, Out* dst) {
+  const bool contiguous = at(0, 1) == 1 && at(1, 0) == k;  // rows already [out, k]
+  if (w.dtype == xnn::Datatype::kQcint4) {
+    // Two weights per byte, the first in the low nibble.
+    if (contiguous) {
+      const size_t n = out_ch * k;
+      for (size_t j = 0; j < n / 2; ++j) {
+        dst[2 * j] = Out((w.data[j] & 0xF) - offset);
+        dst[2 * j + 1] = Out((w.data[j] >> 4) - offset);
+      }
+      if (n % 2) dst[n - 1] = Out((w.data[n / 2] & 0xF) - offset);
+      return;
+    }
+    for (size_t o = 0; o < out_ch; ++o) {
+      for (size_t i = 0; i < k; ++i) {
+        const size_t index = at(o, i);
+        const uint8_t byte = w.data[index / 2];
+        dst[o * k + i] = Out(int32_t(index % 2 == 0 ? byte & 0xF : byte >> 4) - offset);
+      }
+    }
+    return;
+  }
+  const bool is_signed = w.dtype != xnn::Datatype::kQuint8;
+  if (contiguous) {
+    const size_t n = out_ch * k;
+    if (is_signed) {
+      for (size_t i = 0; i < n; ++i) dst[i] = Out(int32_t(int8_t(w.data[i])) - offset);
+    } else {
+      for (size_t i = 0; i < n; ++i) dst[i] = Out(int32_t(w.data[i]) - offset);
+    }
+    return;
+  }
+  for (size_t o = 0; o < out_ch; ++o) {
+    for (size_t i = 0; i < k; ++i) {
+      const uint8_t byte = w.data[at(o, i)];
+      dst[o * k + i] = Out((is_signed ? int32_t(int8_t(byte)) : int32_t(byte)) - offset);
+    }
+  }
+}
+
+// What pack_filter subtracts for an int8 panel (a 4-bit filter's zero point
+// fits; an 8-bit one is applied in dot_rows as b_bias = offset - zero point).
+int32_t int8_offset(const Slot& w, int32_t w_zero_point) {
+  if (w.dtype == xnn::Datatype::kQcint4) return w_zero_point;
+  return w.dtype == xnn::Datatype::kQuint8 ? 128 : 0;
+}
+
+int16_t* int16_scratch(Runtime& runtime, size_t which, size_t n) {
+  std::vector<float>& v = runtime.scratch(which);
+  v.resize((n + 1) / 2);
+  return reinterpret_cast<int16_t*>(v.data());
+}
+
+int32_t* int32_scratch(Runtime& runtime, size_t which, size_t n) {
+  std::vector<float>& v = runtime.scratch(which);
+  v.resize(n);
+  return reinterpret_cast<int32_t*>(v.data());
+}
+
+// How a filter is packed, part of the runtime's cache key.
+enum Layout : uint32_t { kRows, kRowsTransposed, kDepthwiseTaps };
+
+// The filter packed by pack_filter: a constant once per runtime (its
+// packing is reused by every later call), any other filter per call.
+template <typename Out, typename Index>
+Result<const Out*> filter_panel(NodeCall& call, const Slot& w, int32_t offset, size_t out_ch, size_t k, Layout layout,
+                                Index at) {
+  const size_t bytes = out_ch * k * sizeof(Out);
+  Out* dst;
+  if (w.def && w.def->is_constant()) {
+    ETKIT_ASSIGN_OR_RETURN(const Runtime::Packed p, call.runtime.packed(w.def, layout, bytes));
+    dst = static_cast<Out*>(p.data);
+    if (!p.fresh) return static_cast<const Out*>(dst);
+  } else {
+    ETKIT_TRY(call.runtime.check_scratch(bytes));
+    std::vector<float>& v = call.runtime.scratch(0);
+    v.resize((bytes + sizeof(float) - 1) / sizeof(float));
+    dst = reinterpret_cast<Out*>(v.data());
+  }
+  pack_filter(w, offset, out_ch, k, at, dst);
+  return static_cast<const Out*>(dst);
+}
+
+// Rows of the left operand per dot_rows call: bounds the int16 and int32
+// scratch of a long input while keeping the weight panels hot across rows.
+constexpr size_t kRowTile = 64;
+
+}  // namespace
+
 Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size_t out_ch, bool transposed) {
   const Slot& x = *call.in[0];
   const Slot& w = *call.in[1];
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, out_ch));
-  // Weights as (w - w_zero_point) [out, in], once per call.
-  std::vector<float>& scratch = call.runtime.scratch(0);
-  scratch.resize(out_ch * in_ch);
-  auto* wq = reinterpret_cast<int32_t*>(scratch.data());
-  for (size_t o = 0; o < out_ch; ++o) {
-    for (size_t i = 0; i < in_ch; ++i) wq[o * in_ch + i] = q_at(w, transposed ? i * out_ch + o : o * in_ch + i) - r.w_zero_point;
-  }
-  for (size_t row = 0; row < rows; ++row) {
-    for (size_t o = 0; o < out_ch; ++o) {
-      int64_t acc = 0;
-      for (size_t i = 0; i < in_ch; ++i) acc += int64_t(q_at(x, row * in_ch + i) - r.x_zero_point) * wq[o * in_ch + i];
-      out.data[row * out_ch + o] = uint8_t(r(acc, o));
+  const size_t tile = std::min(rows, kRowTile);
+  const int32_t offset = int8_offset(w, r.w_zero_point);
+  ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, offset, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
+                                                               [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * in_ch * sizeof(int16_t) + uint64_t(tile) * out_ch * sizeof(int32_t)));
+  int16_t* xq = int16_scratch(call.runtime, 1, tile * in_ch);
+  int32_t* acc = int32_scratch(call.runtime, 2, tile * out_ch);
+  const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
+  for (size_t row0 = 0; row0 < rows; row0 += tile) {
+    const size_t n = std::min(tile, rows - row0);
+    widen_less_zero_point(x.data + row0 * in_ch, n * in_ch, x_signed, r.x_zero_point, xq);
+    dot_rows(xq, n, wq, offset - r.w_zero_point, out_ch, in_ch, acc, out_ch);
+    for (size_t row = 0; row < n; ++row) {
+      for (size_t o = 0; o < out_ch; ++o) out.data[(row0 + row) * out_ch + o] = uint8_t(r(acc[row * out_ch + o], o));
     }
   }
   return {};
@@ -140,35 +241,41 @@ Status quantized_convolution(NodeCall& call, const ConvShape& s) {
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, s.oc));
   const size_t gin = node.group_input_channels, gout = node.group_output_channels;
   const size_t patch = size_t(win.kernel_h) * win.kernel_w * gin;
-  ETKIT_TRY(call.runtime.check_scratch(uint64_t(patch) * sizeof(int32_t)));
-  std::vector<float>& scratch = call.runtime.scratch(0);
-  scratch.resize(patch);
-  auto* cols = reinterpret_cast<int32_t*>(scratch.data());
+  const size_t pixels = s.oh * s.ow;
+  const size_t tile = std::min(pixels, kRowTile);
+  // OHWI: each output channel's filter is one contiguous patch-sized row.
+  const int32_t offset = int8_offset(w, r.w_zero_point);
+  ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, offset, s.oc, patch, kRows,
+                                                               [&](size_t o, size_t p) { return o * patch + p; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * patch * sizeof(int16_t) + uint64_t(tile) * gout * sizeof(int32_t)));
+  int16_t* cols = int16_scratch(call.runtime, 1, tile * patch);
+  int32_t* acc = int32_scratch(call.runtime, 2, tile * gout);
+  const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
   for (size_t img = 0; img < s.n; ++img) {
-    for (size_t oy = 0; oy < s.oh; ++oy) {
-      for (size_t ox = 0; ox < s.ow; ++ox) {
-        const size_t o = ((img * s.oh + oy) * s.ow + ox) * s.oc;
-        for (size_t g = 0; g < node.groups; ++g) {
-          // The patch as (x - x_zero_point), 0 in the padding.
-          int32_t* dst = cols;
+    for (size_t g = 0; g < node.groups; ++g) {
+      for (size_t p0 = 0; p0 < pixels; p0 += tile) {
+        const size_t n = std::min(tile, pixels - p0);
+        // The patches as (x - x_zero_point), 0 in the padding.
+        for (size_t t = 0; t < n; ++t) {
+          const size_t oy = (p0 + t) / s.ow, ox = (p0 + t) % s.ow;
+          int16_t* dst = cols + t * patch;
           for (size_t ky = 0; ky < win.kernel_h; ++ky) {
             const int64_t iy = int64_t(oy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
             for (size_t kx = 0; kx < win.kernel_w; ++kx, dst += gin) {
               const int64_t ix = int64_t(ox * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
               if (iy < 0 || ix < 0 || iy >= int64_t(s.ih) || ix >= int64_t(s.iw)) {
-                std::fill(dst, dst + gin, 0);
+                std::fill(dst, dst + gin, int16_t(0));
                 continue;
               }
               const size_t base = ((img * s.ih + size_t(iy)) * s.iw + size_t(ix)) * s.ic + g * gin;
-              for (size_t i = 0; i < gin; ++i) dst[i] = q_at(x, base + i) - r.x_zero_point;
+              widen_less_zero_point(x.data + base, gin, x_signed, r.x_zero_point, dst);
             }
           }
-          for (size_t k = 0; k < gout; ++k) {
-            const size_t oc = g * gout + k;
-            int64_t acc = 0;
-            for (size_t p = 0; p < patch; ++p) acc += int64_t(cols[p]) * (q_at(w, oc * patch + p) - r.w_zero_point);
-            out.data[o + oc] = uint8_t(r(acc, oc));
-          }
+        }
+        dot_rows(cols, n, wq + g * gout * patch, offset - r.w_zero_point, gout, patch, acc, gout);
+        for (size_t t = 0; t < n; ++t) {
+          const size_t o = (img * pixels + p0 + t) * s.oc + g * gout;
+          for (size_t k = 0; k < gout; ++k) out.data[o + k] = uint8_t(r(acc[t * gout + k], g * gout + k));
         }
       }
     }
@@ -182,24 +289,41 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
   const Slot& w = *call.in[1];
   Slot& out = *call.out[0];
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, s.oc));
+  const size_t taps = size_t(win.kernel_h) * win.kernel_w;
+  const size_t in_pixels = s.n * s.ih * s.iw;
+  // Filter [taps, oc] and input as int16 less their zero points; the input
+  // repeated per multiplier so each tap is one contiguous run over channels.
+  ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel<int16_t>(call, w, r.w_zero_point, taps, s.oc, kDepthwiseTaps,
+                                                        [&](size_t t, size_t c) { return t * s.oc + c; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(in_pixels) * s.oc * sizeof(int16_t) + uint64_t(s.oc) * sizeof(int32_t)));
+  int16_t* xq = int16_scratch(call.runtime, 1, in_pixels * s.oc);
+  const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
+  if (multiplier == 1) {
+    widen_less_zero_point(x.data, in_pixels * s.ic, x_signed, r.x_zero_point, xq);
+  } else {
+    for (size_t p = 0; p < in_pixels; ++p) {
+      for (size_t oc = 0; oc < s.oc; ++oc) {
+        const uint8_t byte = x.data[p * s.ic + oc / multiplier];
+        xq[p * s.oc + oc] = int16_t((x_signed ? int32_t(int8_t(byte)) : int32_t(byte)) - r.x_zero_point);
+      }
+    }
+  }
+  auto* acc = reinterpret_cast<uint32_t*>(int32_scratch(call.runtime, 2, s.oc));
   for (size_t img = 0; img < s.n; ++img) {
     for (size_t oy = 0; oy < s.oh; ++oy) {
       const TapRange ry = valid_taps(oy, win.stride_h, win.dilation_h, win.pad_top, win.kernel_h, s.ih);
       for (size_t ox = 0; ox < s.ow; ++ox) {
         const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
-        const size_t o = ((img * s.oh + oy) * s.ow + ox) * s.oc;
-        for (size_t oc = 0; oc < s.oc; ++oc) {
-          int64_t acc = 0;
-          for (size_t ky = ry.first; ky < ry.last; ++ky) {
-            const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
-            for (size_t kx = rx.first; kx < rx.last; ++kx) {
-              const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
-              const int32_t xv = q_at(x, ((img * s.ih + iy) * s.iw + ix) * s.ic + oc / multiplier) - r.x_zero_point;
-              acc += int64_t(xv) * (q_at(w, (ky * win.kernel_w + kx) * s.oc + oc) - r.w_zero_point);
-            }
+        std::fill(acc, acc + s.oc, 0u);
+        for (size_t ky = ry.first; ky < ry.last; ++ky) {
+          const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
+          for (size_t kx = rx.first; kx < rx.last; ++kx) {
+            const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
+            multiply_accumulate(xq + ((img * s.ih + iy) * s.iw + ix) * s.oc, wq + (ky * win.kernel_w + kx) * s.oc, s.oc, acc);
           }
-          out.data[o + oc] = uint8_t(r(acc, oc));
         }
+        const size_t o = ((img * s.oh + oy) * s.ow + ox) * s.oc;
+        for (size_t oc = 0; oc < s.oc; ++oc) out.data[o + oc] = uint8_t(r(int32_t(acc[oc]), oc));
       }
     }
   }
@@ -218,36 +342,34 @@ Status dynamic_fully_connected(NodeCall& call, const Slot& x, size_t rows, size_
   const size_t param_rows = x.channel_scales.size();
   if (param_rows == 0 || (rows * in_ch) % param_rows != 0) return node_error("dynamically quantized input without row parameters");
   const size_t per_param = rows * in_ch / param_rows;  // elements sharing one row's parameters
-  const bool four_bit = w.dtype == xnn::Datatype::kQcint4;
-  auto weight = [&](size_t o, size_t i) {
-    const size_t index = transposed ? i * out_ch + o : o * in_ch + i;
-    if (!four_bit) return int32_t(int8_t(w.data[index]));
-    const uint8_t byte = w.data[index / 2];
-    return int32_t(index % 2 == 0 ? byte & 0xF : byte >> 4) - w.zero_point;
-  };
   const float* bias = nullptr;
   if (b) {
     if (b->dtype != xnn::Datatype::kFp32 || b->numel() != out_ch) return node_error("bias must be fp32 with one value per channel");
     bias = reinterpret_cast<const float*>(b->data);
   }
-  std::vector<float>& wscratch = call.runtime.scratch(0);
-  wscratch.resize(out_ch * in_ch);
-  auto* wq = reinterpret_cast<int32_t*>(wscratch.data());
-  for (size_t o = 0; o < out_ch; ++o) {
-    for (size_t i = 0; i < in_ch; ++i) wq[o * in_ch + i] = weight(o, i);
-  }
+  const size_t tile = std::min(rows, kRowTile);
+  const int32_t w_zero_point = w.dtype == xnn::Datatype::kQcint4 ? w.zero_point : 0;
+  ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, w_zero_point, out_ch, in_ch, transposed ? kRowsTransposed : kRows,
+                                                               [&](size_t o, size_t i) { return transposed ? i * out_ch + o : o * in_ch + i; }));
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * in_ch * sizeof(int16_t) + uint64_t(tile) * out_ch * sizeof(int32_t)));
+  int16_t* xq = int16_scratch(call.runtime, 1, tile * in_ch);
+  int32_t* acc = int32_scratch(call.runtime, 2, tile * out_ch);
   auto* y = reinterpret_cast<float*>(out.data);
-  for (size_t r = 0; r < rows; ++r) {
-    const size_t p = r * in_ch / per_param;
-    const int32_t zp = x.row_zero_points[p];
-    const float x_scale = x.channel_scales[p];
-    for (size_t o = 0; o < out_ch; ++o) {
-      int64_t acc = 0;
-      for (size_t i = 0; i < in_ch; ++i) acc += int64_t(int32_t(int8_t(x.data[r * in_ch + i])) - zp) * wq[o * in_ch + i];
-      float v = float(int32_t(uint32_t(uint64_t(acc)))) * x_scale;
-      v *= w.channel_scales[o];
-      if (bias) v += bias[o];
-      y[r * out_ch + o] = clamp_output(v, call.node);
+  for (size_t row0 = 0; row0 < rows; row0 += tile) {
+    const size_t n = std::min(tile, rows - row0);
+    for (size_t t = 0; t < n; ++t) {
+      const size_t p = (row0 + t) * in_ch / per_param;
+      widen_less_zero_point(x.data + (row0 + t) * in_ch, in_ch, true, x.row_zero_points[p], xq + t * in_ch);
+    }
+    dot_rows(xq, n, wq, 0, out_ch, in_ch, acc, out_ch);
+    for (size_t t = 0; t < n; ++t) {
+      const float x_scale = x.channel_scales[(row0 + t) * in_ch / per_param];
+      for (size_t o = 0; o < out_ch; ++o) {
+        float v = float(acc[t * out_ch + o]) * x_scale;
+        v *= w.channel_scales[o];
+        if (bias) v += bias[o];
+        y[(row0 + t) * out_ch + o] = clamp_output(v, call.node);
+      }
     }
   }
   return {};

@@ -155,6 +155,20 @@ std::vector<float>& Runtime::scratch(size_t which) {
   return scratch_[which];
 }
 
+Result<Runtime::Packed> Runtime::packed(const xnn::Value* constant, uint32_t layout, size_t bytes) {
+  const auto key = std::make_tuple(constant, layout, bytes);
+  if (auto it = packed_.find(key); it != packed_.end()) return Packed{it->second.data(), false};
+  const uint64_t total = packed_bytes_ + bytes;
+  if (total > options_.memory_limit) {
+    return bad_input("needs " + std::to_string(total) + " bytes of packed filters, above the delegate's memory limit of " +
+                     std::to_string(options_.memory_limit));
+  }
+  auto& v = packed_[key];
+  v.resize((bytes + sizeof(float) - 1) / sizeof(float));
+  packed_bytes_ = total;
+  return Packed{v.data(), true};
+}
+
 Status Runtime::check_scratch(uint64_t bytes) const {
   if (bytes > options_.memory_limit) {
     return bad_input("needs " + std::to_string(bytes) + " bytes of scratch, above the delegate's memory limit of " +

@@ -8,9 +8,11 @@
 // work; internal buffers grow as needed and are kept across calls.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "libcore/formats/xnnpack/xnn_graph.h"
@@ -72,6 +74,15 @@ class Runtime {
   Status check_scratch(uint64_t bytes) const;
   // Scratch memory for node functions (reused, not zeroed).
   std::vector<float>& scratch(size_t which);
+  // A constant filter repacked by a node function (int16 panels, floats),
+  // kept for the runtime's life by the constant value, the packing's layout
+  // and its size in bytes: `fresh` when the caller must fill it. Counted
+  // against the memory limit.
+  struct Packed {
+    void* data;
+    bool fresh;
+  };
+  Result<Packed> packed(const xnn::Value* constant, uint32_t layout, size_t bytes);
 
  private:
   Runtime() = default;
@@ -87,6 +98,8 @@ class Runtime {
   };
   std::vector<CompiledNode> nodes_;
   std::vector<std::vector<float>> scratch_;
+  std::map<std::tuple<const xnn::Value*, uint32_t, size_t>, std::vector<float>> packed_;  // float-aligned bytes
+  uint64_t packed_bytes_ = 0;
   uint64_t internal_bytes_ = 0;  // capacity of every slot's own storage
   std::vector<DelegateDebugId> event_ids_;             // per node, for the chosen DebugIds
   std::vector<std::vector<uint8_t>> node_metadata_;  // delegate_debug_metadata per node
