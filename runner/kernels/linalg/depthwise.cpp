@@ -16,8 +16,14 @@ namespace {
 // Each copy of the loops gets the vector operations of its instruction
 // set; fma rounds once on AVX2 and twice on SSE (a multiply, then an add).
 #ifdef ETKIT_DEPTHWISE_X86
+// GCC compiles the namespace for AVX2 by pragma; clang ignores that pragma
+// and takes the target as an attribute on every function instead.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 namespace avx2 {
 struct Ops {
   using V = __m256;
@@ -48,7 +54,11 @@ struct Ops {
 };
 #include "runner/kernels/linalg/depthwise_loops.inc"
 }  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 namespace baseline {
 struct Ops {
   using V = __m128;
