@@ -19,22 +19,6 @@ using D = xnn::Datatype;
 
 namespace {
 
-struct QP {
-  float scale;
-  int32_t zp;
-};
-
-int32_t lo_of(D d) { return d == D::kQint8 ? -128 : 0; }
-ScalarType st_of(D d) { return d == D::kQint8 ? ScalarType::kChar : ScalarType::kByte; }
-int32_t value_of(D d, uint8_t byte) { return d == D::kQint8 ? int32_t(int8_t(byte)) : int32_t(byte); }
-
-void set_q(XnnGraphBuilder& g, uint32_t id, QP q) {
-  g.value(id).quantized = true;
-  g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
-  g.value(id).quant.scale = q.scale;
-  g.value(id).quant.zero_point = q.zp;
-}
-
 // Deterministic bytes covering the whole range (a 32-bit LCG's high byte).
 std::vector<uint8_t> bytes(size_t n, uint32_t seed) {
   std::vector<uint8_t> v(n);

@@ -19,23 +19,6 @@ using D = xnn::Datatype;
 
 namespace {
 
-struct QP {
-  float scale;
-  int32_t zp;
-};
-
-int32_t lo_of(D d) { return d == D::kQint8 ? -128 : 0; }
-int32_t hi_of(D d) { return d == D::kQint8 ? 127 : 255; }
-ScalarType st_of(D d) { return d == D::kQint8 ? ScalarType::kChar : ScalarType::kByte; }
-int32_t value_of(D d, uint8_t byte) { return d == D::kQint8 ? int32_t(int8_t(byte)) : int32_t(byte); }
-
-void set_q(XnnGraphBuilder& g, uint32_t id, QP q) {
-  g.value(id).quantized = true;
-  g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
-  g.value(id).quant.scale = q.scale;
-  g.value(id).quant.zero_point = q.zp;
-}
-
 // Every byte 0..255 once (as the datatype reads it).
 std::vector<uint8_t> all_bytes() {
   std::vector<uint8_t> v(256);

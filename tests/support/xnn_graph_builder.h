@@ -61,4 +61,23 @@ std::vector<T> values_of(const XnnArg& a) {
   return out;
 }
 
+// 8-bit per-tensor quantization in hand-built graphs (qint8 or quint8).
+struct QP {
+  float scale;
+  int32_t zp;
+};
+inline int32_t lo_of(xnn::Datatype d) { return d == xnn::Datatype::kQint8 ? -128 : 0; }
+inline int32_t hi_of(xnn::Datatype d) { return d == xnn::Datatype::kQint8 ? 127 : 255; }
+inline ScalarType st_of(xnn::Datatype d) { return d == xnn::Datatype::kQint8 ? ScalarType::kChar : ScalarType::kByte; }
+// A stored byte as the datatype reads it.
+inline int32_t value_of(xnn::Datatype d, uint8_t byte) {
+  return d == xnn::Datatype::kQint8 ? int32_t(int8_t(byte)) : int32_t(byte);
+}
+inline void set_q(XnnGraphBuilder& g, uint32_t id, QP q) {
+  g.value(id).quantized = true;
+  g.value(id).quant.scheme = xnn::QuantScheme::kPerTensor;
+  g.value(id).quant.scale = q.scale;
+  g.value(id).quant.zero_point = q.zp;
+}
+
 }  // namespace etkit::test
