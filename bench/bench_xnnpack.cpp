@@ -36,31 +36,28 @@ std::vector<float> ramp(size_t n) {
   return v;
 }
 
-std::unique_ptr<Bench> make(xnn::Node node, std::vector<uint32_t> in_dims, std::vector<uint32_t> out_dims,
-                            std::vector<std::vector<uint32_t>> constant_dims) {
+size_t element_count(const std::vector<uint32_t>& dims) {
+  size_t n = 1;
+  for (uint32_t d : dims) n *= d;
+  return n;
+}
+
+// Appends `node`, compiles the graph and binds one input (holding `in`) and
+// one output of dtype `io`; float buffers hold int8 tensors too.
+std::unique_ptr<Bench> compile(xnn::GraphBuilder& g, xnn::Node node, const std::vector<uint32_t>& in_dims,
+                               const std::vector<uint32_t>& out_dims, ScalarType io, std::vector<float> in) {
   auto b = std::make_unique<Bench>();
-  xnn::GraphBuilder g;
-  node.inputs = {g.input(in_dims)};
-  for (const auto& dims : constant_dims) {
-    size_t n = 1;
-    for (uint32_t d : dims) n *= d;
-    node.inputs.push_back(g.constant(dims, ramp(n)));
-  }
-  node.outputs = {g.output(out_dims)};
-  g.graph().nodes.push_back(node);
+  g.graph().nodes.push_back(std::move(node));
   b->payload = g.payload();
   auto read = xnn::read_xnn_payload(ByteSpan(b->payload));
   if (!read) throw std::runtime_error(read.error().describe());
   auto rt = rt::xnnpack::Runtime::compile(std::move(read).value(), nullptr, {});
   if (!rt) throw std::runtime_error(rt.error().describe());
   b->runtime = std::move(rt).value();
-  size_t n_in = 1, n_out = 1;
-  for (uint32_t d : in_dims) n_in *= d;
-  for (uint32_t d : out_dims) n_out *= d;
-  b->in = ramp(n_in);
-  b->out.resize(n_out);
-  b->tensors.emplace_back(ScalarType::kFloat, std::vector<int32_t>(in_dims.begin(), in_dims.end()), std::vector<uint8_t>{}, b->in.data());
-  b->tensors.emplace_back(ScalarType::kFloat, std::vector<int32_t>(out_dims.begin(), out_dims.end()), std::vector<uint8_t>{}, b->out.data());
+  b->in = std::move(in);
+  b->out.resize(element_count(out_dims));
+  b->tensors.emplace_back(io, std::vector<int32_t>(in_dims.begin(), in_dims.end()), std::vector<uint8_t>{}, b->in.data());
+  b->tensors.emplace_back(io, std::vector<int32_t>(out_dims.begin(), out_dims.end()), std::vector<uint8_t>{}, b->out.data());
   b->values.resize(2);
   for (size_t i = 0; i < 2; ++i) {
     b->values[i].tag = rt::Tag::kTensor;
@@ -68,6 +65,17 @@ std::unique_ptr<Bench> make(xnn::Node node, std::vector<uint32_t> in_dims, std::
     b->args.push_back(&b->values[i]);
   }
   return b;
+}
+
+std::unique_ptr<Bench> make(xnn::Node node, std::vector<uint32_t> in_dims, std::vector<uint32_t> out_dims,
+                            std::vector<std::vector<uint32_t>> constant_dims) {
+  xnn::GraphBuilder g;
+  node.inputs = {g.input(in_dims)};
+  for (const auto& dims : constant_dims) {
+    node.inputs.push_back(g.constant(dims, ramp(element_count(dims))));
+  }
+  node.outputs = {g.output(out_dims)};
+  return compile(g, std::move(node), in_dims, out_dims, ScalarType::kFloat, ramp(element_count(in_dims)));
 }
 
 void run(benchmark::State& state, Bench& b, double work, const char* counter = "GFLOP/s") {
@@ -177,7 +185,6 @@ void per_tensor(xnn::GraphBuilder& g, uint32_t id, float scale, int32_t zero_poi
 
 std::unique_ptr<Bench> make_q(xnn::Node node, std::vector<uint32_t> in_dims, std::vector<uint32_t> out_dims,
                               std::vector<uint32_t> w_dims, uint32_t out_channels, QSpec q) {
-  auto b = std::make_unique<Bench>();
   xnn::GraphBuilder g;
   const bool dynamic = q.io == xnn::Datatype::kFp32;
   uint32_t x = g.input(in_dims, q.io);
@@ -194,8 +201,7 @@ std::unique_ptr<Bench> make_q(xnn::Node node, std::vector<uint32_t> in_dims, std
     g.graph().nodes.push_back(convert);
     x = qx;
   }
-  size_t n_w = 1;
-  for (uint32_t d : w_dims) n_w *= d;
+  const size_t n_w = element_count(w_dims);
   const bool four_bit = q.filter == xnn::Datatype::kQcint4 || q.filter == xnn::Datatype::kQbint4;
   auto wq = bytes_ramp(four_bit ? (n_w + 1) / 2 : n_w);
   const uint32_t w = g.constant(w_dims, wq, q.filter);
@@ -214,33 +220,13 @@ std::unique_ptr<Bench> make_q(xnn::Node node, std::vector<uint32_t> in_dims, std
   if (!dynamic) per_tensor(g, out, 0.5f, -2);
   node.inputs = {x, w, xnn::kInvalidId};
   node.outputs = {out};
-  g.graph().nodes.push_back(node);
-  b->payload = g.payload();
-  auto read = xnn::read_xnn_payload(ByteSpan(b->payload));
-  if (!read) throw std::runtime_error(read.error().describe());
-  auto rt = rt::xnnpack::Runtime::compile(std::move(read).value(), nullptr, {});
-  if (!rt) throw std::runtime_error(rt.error().describe());
-  b->runtime = std::move(rt).value();
-  size_t n_in = 1, n_out = 1;
-  for (uint32_t d : in_dims) n_in *= d;
-  for (uint32_t d : out_dims) n_out *= d;
-  // Float buffers are large enough for int8 tensors too.
-  b->in = ramp(n_in);
+  const size_t n_in = element_count(in_dims);
+  std::vector<float> in = ramp(n_in);
   if (!dynamic) {
     const auto xb = bytes_ramp(n_in);
-    std::memcpy(b->in.data(), xb.data(), n_in);
+    std::memcpy(in.data(), xb.data(), n_in);
   }
-  b->out.resize(n_out);
-  const ScalarType st = dynamic ? ScalarType::kFloat : ScalarType::kChar;
-  b->tensors.emplace_back(st, std::vector<int32_t>(in_dims.begin(), in_dims.end()), std::vector<uint8_t>{}, b->in.data());
-  b->tensors.emplace_back(st, std::vector<int32_t>(out_dims.begin(), out_dims.end()), std::vector<uint8_t>{}, b->out.data());
-  b->values.resize(2);
-  for (size_t i = 0; i < 2; ++i) {
-    b->values[i].tag = rt::Tag::kTensor;
-    b->values[i].tensor = &b->tensors[i];
-    b->args.push_back(&b->values[i]);
-  }
-  return b;
+  return compile(g, std::move(node), in_dims, out_dims, dynamic ? ScalarType::kFloat : ScalarType::kChar, std::move(in));
 }
 
 xnn::Node fc_node() {
