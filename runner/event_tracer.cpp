@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "libcore/formats/etdump/etdump_writer.h"
+#include "runner/varint.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -37,17 +38,117 @@ EventTracer::EventTracer(DebugLevel level, size_t records_in_memory)
 
 void EventTracer::spill() {
   if (!spill_) spill_ = SpillFile::create();
-  // Records hold the event names as string_views: they are read back by this
-  // process while the names are still alive (see profile()).
-  if (spill_ && spill_->append(records_.data(), records_.size() * sizeof(Record))) {
-    spilled_records_ += records_.size();
-    records_.clear();
-    return;
+  if (spill_) {
+    pack_records();
+    if (spill_->append(packed_.get(), packed_size_)) {
+      spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size())});
+      spilled_records_ += records_.size();
+      records_.clear();
+      return;
+    }
   }
   // No room for a temporary file: keep the records in memory, as a tracer
   // without a spill file would, and try again when twice as many are held.
   records_capacity_ *= 2;
   records_.reserve(records_capacity_);
+}
+
+uint32_t EventTracer::name_id(std::string_view name) {
+  // Fibonacci hashing: names stored next to each other land in unrelated
+  // slots, so a run's few names rarely evict each other.
+  const uint64_t slot = (uint64_t(reinterpret_cast<uintptr_t>(name.data())) * 0x9E3779B97F4A7C15ull) >> 58;
+  RecentName& recent = recent_names_[slot];
+  // The same address and size is the same text: names stay valid and
+  // unchanged until finish() (see profile()).
+  if (recent.data == name.data() && recent.size == name.size() && recent.data != nullptr) return recent.id;
+  auto [it, inserted] = name_ids_.try_emplace(name, uint32_t(names_.size()));
+  if (inserted) names_.push_back(name);
+  recent = RecentName{name.data(), name.size(), it->second};
+  return it->second;
+}
+
+// A packed record: its kind in one byte, then varints. Blocks and debug
+// events: their index. Profile events: name index, zigzag chain and
+// instruction, zigzag start - the previous profile start of the chunk,
+// zigzag end - start. Delegate profile events: their index and the same two
+// times. Ticks of consecutive events are close, so times take 2-4 bytes.
+void EventTracer::pack_records() {
+  constexpr size_t kMaxPackedRecord = 1 + 3 * 5 + 2 * kMaxVarintBytes;
+  if (packed_capacity_ < records_.size() * kMaxPackedRecord) {
+    packed_capacity_ = records_.size() * kMaxPackedRecord;
+    packed_.reset(new uint8_t[packed_capacity_]);
+  }
+  uint8_t* out = packed_.get();
+  uint64_t previous_start = 0;
+  for (const Record& r : records_) {
+    *out++ = r.kind;
+    switch (r.kind) {
+      case Record::kBlock:
+      case Record::kDebug: out = put_varint(out, r.index); break;
+      case Record::kProfile:
+        out = put_varint(out, name_id(r.name));
+        out = put_varint(out, zigzag(r.chain));
+        out = put_varint(out, zigzag(r.instruction));
+        out = put_varint(out, zigzag(int64_t(r.start - previous_start)));
+        out = put_varint(out, zigzag(int64_t(r.end - r.start)));
+        previous_start = r.start;
+        break;
+      case Record::kDelegateProfile:
+        out = put_varint(out, r.index);
+        out = put_varint(out, zigzag(int64_t(r.start - previous_start)));
+        out = put_varint(out, zigzag(int64_t(r.end - r.start)));
+        previous_start = r.start;
+        break;
+    }
+  }
+  packed_size_ = size_t(out - packed_.get());
+}
+
+template <typename Add>
+bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const {
+  uint64_t previous_start = 0;
+  auto times = [&](Record& r) {
+    uint64_t start = 0, length = 0;
+    if (!(p = get_varint(p, end, start)) || !(p = get_varint(p, end, length))) return false;
+    r.start = previous_start + uint64_t(unzigzag(start));
+    r.end = r.start + uint64_t(unzigzag(length));
+    previous_start = r.start;
+    return true;
+  };
+  for (size_t i = 0; i < count; ++i) {
+    if (p >= end) return false;
+    Record r{};
+    r.kind = static_cast<Record::Kind>(*p++);
+    uint64_t index = 0;
+    switch (r.kind) {
+      case Record::kBlock:
+      case Record::kDebug:
+        if (!(p = get_varint(p, end, index))) return false;
+        if (index >= (r.kind == Record::kBlock ? block_names_.size() : debug_events_.size())) return false;
+        r.index = uint32_t(index);
+        break;
+      case Record::kProfile: {
+        uint64_t chain = 0, instruction = 0;
+        if (!(p = get_varint(p, end, index)) || index >= names_.size()) return false;
+        if (!(p = get_varint(p, end, chain)) || !(p = get_varint(p, end, instruction))) return false;
+        const int64_t c = unzigzag(chain), in = unzigzag(instruction);
+        if (c != int32_t(c) || in != int32_t(in)) return false;
+        r.name = names_[index];
+        r.chain = int32_t(c);
+        r.instruction = int32_t(in);
+        if (!times(r)) return false;
+        break;
+      }
+      case Record::kDelegateProfile:
+        if (!(p = get_varint(p, end, index)) || index >= delegate_events_.size()) return false;
+        r.index = uint32_t(index);
+        if (!times(r)) return false;
+        break;
+      default: return false;
+    }
+    add(r);
+  }
+  return p == end;
 }
 
 void EventTracer::set_time_base(uint64_t start_ticks, uint64_t start_ns, double ns_per_tick) {
@@ -189,15 +290,16 @@ Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
   };
   Status read_back;
   if (spilled_records_ > 0) {
-    std::vector<Record> chunk(std::min<uint64_t>(spilled_records_, kRecordsInMemory));
-    for (uint64_t done = 0; done < spilled_records_ && read_back;) {
-      const size_t n = size_t(std::min<uint64_t>(chunk.size(), spilled_records_ - done));
-      if (!spill_->read(done * sizeof(Record), chunk.data(), n * sizeof(Record))) {
+    // Reuses the packing buffer, the size of the largest chunk.
+    uint64_t offset = 0;
+    for (const SpilledChunk& c : spilled_chunks_) {
+      uint8_t* bytes = packed_.get();
+      if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
+          !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
         read_back = Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
         break;
       }
-      for (size_t i = 0; i < n; ++i) add(chunk[i]);
-      done += n;
+      offset += c.bytes;
     }
   }
   if (read_back) {
@@ -206,6 +308,13 @@ Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
   records_.clear();
   spill_.reset();
   spilled_records_ = 0;
+  spilled_chunks_.clear();
+  packed_.reset();
+  packed_capacity_ = 0;
+  packed_size_ = 0;
+  names_.clear();
+  name_ids_.clear();
+  recent_names_ = {};
   block_names_.clear();
   debug_events_.clear();
   delegate_events_.clear();

@@ -8,14 +8,17 @@
 // FlatBuffer is built once, in finish(), where ticks become nanoseconds of
 // the monotonic clock (calibrated over the tracer's lifetime).
 //
-// Memory: records are kept in a fixed-size chunk; a full chunk goes to an
-// anonymous temporary file (SpillFile), read back chunk by chunk by finish().
+// Memory: records are kept in a fixed-size chunk; a full chunk is packed
+// (names as indices, start times as deltas, varints: about 8 bytes a
+// profile event instead of 48) and goes to an anonymous temporary file
+// (SpillFile), read back chunk by chunk by finish().
 // finish() builds the dump in one buffer of the dump's size and hands it to
 // its sink without a copy, so a run's memory is the ETDump's size plus a few
 // MB, whatever the number of events. Debug and delegate events (with their
 // tensors' shapes) are the exception: they stay in memory until finish().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -23,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "libcore/formats/etdump/debug_buffer.h"
@@ -49,7 +53,8 @@ struct DelegateDebugId {
 
 class EventTracer {
  public:
-  // Records held in memory before they go to the spill file (48 bytes each).
+  // Records held in memory before they go to the spill file (48 bytes each
+  // in memory, packed to about 8 in the file).
   static constexpr size_t kRecordsInMemory = size_t(1) << 16;
 
   explicit EventTracer(DebugLevel level = DebugLevel::kNone, size_t records_in_memory = kRecordsInMemory);
@@ -125,12 +130,38 @@ class EventTracer {
     if (records_.size() >= records_capacity_) [[unlikely]] spill();
   }
   void spill();
+  // Packs records_ into packed_ (see spill()); the chunk decodes on its own.
+  void pack_records();
+  uint32_t name_id(std::string_view name);
+  // Unpacks one spilled chunk into `add` record by record; false if its bytes
+  // do not hold `count` records.
+  template <typename Add>
+  bool unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const;
 
   DebugLevel level_;
   std::vector<Record> records_;
   size_t records_capacity_;
   std::unique_ptr<SpillFile> spill_;  // created by the first full chunk
   uint64_t spilled_records_ = 0;
+  struct SpilledChunk {
+    uint64_t bytes;
+    uint32_t records;
+  };
+  std::vector<SpilledChunk> spilled_chunks_;
+  // Not a vector: its pages are touched only as far as records are packed.
+  std::unique_ptr<uint8_t[]> packed_;
+  size_t packed_capacity_ = 0;
+  size_t packed_size_ = 0;
+  // Profile event names by index in the spill file, and the last lookups by
+  // address (callers pass the same few string_views again and again).
+  std::vector<std::string_view> names_;
+  std::unordered_map<std::string_view, uint32_t> name_ids_;
+  struct RecentName {
+    const char* data = nullptr;
+    size_t size = 0;
+    uint32_t id = 0;
+  };
+  std::array<RecentName, 64> recent_names_{};
   std::optional<TimeBase> fixed_time_base_;
   std::deque<std::string> block_names_;
   std::vector<etdump::DebugEvent> debug_events_;

@@ -5,8 +5,11 @@
 
 #include <cstdio>
 #include <cstring>
+#include <climits>
 #include <string>
+#include <vector>
 
+#include "libcore/formats/etdump/etdump_reader.h"
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/formats/json/schema_json.h"
 #include "runner/event_tracer.h"
@@ -180,4 +183,78 @@ TEST_CASE("SpillFile: appends read back by offset, nothing past the end", "[runn
   CHECK(std::string(out, 3) == "efX");
   CHECK_FALSE(file->read(7, out, 3));
   CHECK_FALSE(file->read(10, out, 0));
+}
+
+namespace {
+
+// Profile, delegate and debug events across blocks, with what packing must
+// carry exactly: names of equal text at different addresses, chains and
+// instructions at the int32 limits, ticks that jump by more than 2^32 and go
+// backwards, an end before its start.
+void record_varied(EventTracer& tracer, const std::vector<std::string>& names, Tensor& tensor) {
+  tracer.set_time_base(0, 1'000'000, 0.25);
+  uint64_t t = 5'000;
+  for (int block = 0; block < 4; ++block) {
+    tracer.create_block(block % 2 ? "Execute" : "Default");
+    for (int i = 0; i < 9; ++i) {
+      const std::string& name = names[size_t(block + i) % names.size()];
+      tracer.profile(name, i == 3 ? INT32_MIN : i - 1, i == 5 ? INT32_MAX : i * 1000, t, t + uint64_t(i) * 7);
+      t += i == 4 ? (uint64_t(1) << 33) : 13;
+    }
+    tracer.profile("backwards", 2, 3, t - 100'000, t - 200'000);
+    DelegateDebugId id;
+    if (block % 2) {
+      id.text = "delegate_op_" + std::to_string(block);
+    } else {
+      id.integer = block;
+    }
+    const uint8_t metadata[] = {uint8_t(block), 9};
+    tracer.profile_delegate(1, block, id, ByteSpan(metadata), t + 5, t + 50);
+    tracer.log_delegate_output(1, block, id, tensor);
+    EValue i;
+    i.tag = Tag::kInt;
+    i.i = -block;
+    tracer.log_value(kUnsetChain, 4, i, false);
+    EValue v;
+    v.tag = Tag::kTensor;
+    v.tensor = &tensor;
+    tracer.log_value(0, 5, v, true);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("EventTracer: the ETDump's bytes are the same with and without spilling", "[runner][etdump]") {
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+  // Two copies of each text: equal names at different addresses.
+  const std::vector<std::string> names = {"OPERATOR_CALL", "native_call_add.out", "OPERATOR_CALL",
+                                          "native_call_add.out", ""};
+
+  EventTracer in_memory(DebugLevel::kIntermediateOutputs, 1 << 20);
+  record_varied(in_memory, names, tensor);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  REQUIRE_FALSE(expected.empty());
+  // 4 blocks of 1 + 9 + 1 + 4 records = 60: chunks of 1, 7 and 16 records
+  // spill 60, 8 and 3 times, the last of them ending inside a block.
+  for (size_t chunk : {size_t(1), size_t(7), size_t(16)}) {
+    EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk);
+    record_varied(spilling, names, tensor);
+    std::vector<uint8_t> bytes = spilling.finish();
+    CHECK(bytes == expected);
+  }
+
+  // And they read back: 4 blocks, 14 events each, the times converted by the
+  // time base (ns = 1,000,000 + ticks / 4).
+  auto dump = etdump::read_etdump(ByteSpan(expected));
+  REQUIRE(dump.ok());
+  REQUIRE(dump.value().run_data.size() == 4);
+  for (const auto& run : dump.value().run_data) {
+    REQUIRE(run.events);
+    CHECK(run.events->size() == 14);
+  }
+  const auto& first = (*dump.value().run_data[0].events)[3];
+  REQUIRE(first.profile_event);
+  CHECK(first.profile_event->chain_index == INT32_MIN);
+  CHECK(first.profile_event->start_time == 1'000'000 + (5'000 + 3 * 13) / 4);
 }
