@@ -301,9 +301,9 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       // Depthwise planes, the row loop's paths: stride-2 rows split straight
       // from the input (padding 0, 1, 2; odd and even input extents), pairs
       // of output rows at stride 2 (even and odd output heights, 3x3 and
-      // 5x5) and at stride 1, and a row's last block of one to four vectors
-      // (output widths 33, 41, 51, 61, 38, 56), rows of two overlapping
-      // vectors (13) and rows narrower than a vector (6, 5).
+      // 5x5) and at stride 1, a row's last block shifted back over one to
+      // four vectors' remainder (output widths 33, 41, 51, 61, 38, 56), rows
+      // of overlapping vectors (13) and rows narrower than a vector (6, 5).
       {1, 3, 17, 67, 3, 3, 3, 2, 2, 0, 0, 1, 1, 3, true, false, false, false},
       {1, 3, 18, 81, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, false, false, false, false},
       {1, 3, 21, 100, 3, 3, 3, 2, 2, 2, 2, 1, 1, 3, true, false, false, false},
