@@ -308,6 +308,7 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {1, 3, 18, 81, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, false, false, false, false},
       {1, 3, 21, 100, 3, 3, 3, 2, 2, 2, 2, 1, 1, 3, true, false, false, false},
       {1, 3, 9, 127, 3, 5, 5, 2, 2, 2, 2, 1, 1, 3, true, false, false, false},
+      {1, 3, 16, 30, 3, 5, 5, 3, 1, 2, 2, 1, 1, 3, true, false, false, false},  // pairs at stride 3
       {1, 3, 7, 25, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, true, false, false, false},
       {1, 3, 5, 9, 3, 3, 3, 2, 2, 2, 2, 1, 1, 3, false, false, false, false},
       {1, 3, 13, 45, 3, 3, 3, 2, 2, 2, 2, 2, 2, 3, true, false, false, false},  // dilated: no pairs
