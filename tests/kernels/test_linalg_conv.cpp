@@ -298,6 +298,27 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       // Depthwise NHWC: 37 and 45 channels (vector blocks of 32 and 8, tail 5).
       {1, 37, 7, 9, 37, 3, 3, 2, 1, 1, 1, 1, 1, 37, false, false, true, true},
       {2, 45, 8, 8, 45, 3, 3, 1, 1, 2, 2, 2, 2, 45, true, false, true, true},
+      // Depthwise planes, the row loop's paths: stride-2 rows split straight
+      // from the input (padding 0, 1, 2; odd and even input extents), pairs
+      // of output rows at stride 2 (even and odd output heights, 3x3 and
+      // 5x5) and at stride 1, a row's last block shifted back over one to
+      // four vectors' remainder (output widths 33, 41, 51, 61, 38, 56), rows
+      // of overlapping vectors (13) and rows narrower than a vector (6, 5).
+      {1, 3, 17, 67, 3, 3, 3, 2, 2, 0, 0, 1, 1, 3, true, false, false, false},
+      {1, 3, 18, 81, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, false, false, false, false},
+      {1, 3, 21, 100, 3, 3, 3, 2, 2, 2, 2, 1, 1, 3, true, false, false, false},
+      {1, 3, 9, 127, 3, 5, 5, 2, 2, 2, 2, 1, 1, 3, true, false, false, false},
+      {1, 3, 16, 30, 3, 5, 5, 3, 1, 2, 2, 1, 1, 3, true, false, false, false},  // pairs at stride 3
+      {1, 3, 7, 25, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, true, false, false, false},
+      {1, 3, 5, 9, 3, 3, 3, 2, 2, 2, 2, 1, 1, 3, false, false, false, false},
+      {1, 3, 13, 45, 3, 3, 3, 2, 2, 2, 2, 2, 2, 3, true, false, false, false},  // dilated: no pairs
+      {1, 3, 10, 71, 3, 3, 3, 1, 2, 1, 0, 1, 1, 3, true, false, false, false},
+      {1, 3, 11, 37, 6, 3, 3, 2, 2, 1, 1, 1, 1, 3, true, false, false, false},  // x2, stride 2
+      {1, 3, 11, 37, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, true, false, true, false},   // strided input rows
+      {1, 3, 9, 56, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, true, false, false, false},
+      {1, 3, 6, 63, 3, 3, 3, 1, 1, 0, 0, 1, 1, 3, false, false, false, false},
+      {1, 3, 11, 36, 3, 3, 3, 1, 1, 2, 2, 1, 1, 3, true, false, false, false},
+      {1, 3, 5, 3, 3, 3, 3, 1, 1, 2, 2, 1, 1, 3, true, false, false, false},
       // im2col beyond its 4 Mi-float budget (144 x 32400), done in row chunks
       {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
       {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
