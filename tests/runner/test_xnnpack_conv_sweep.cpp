@@ -38,7 +38,7 @@ void run_case(const Case& c) {
                << c.dh << "," << c.dw << " pad " << c.pt << "," << c.pr << "," << c.pb << "," << c.pl << " bias "
                << c.bias << " clamp " << c.clamp);
   const bool depthwise = c.type == T::kDepthwiseConv2d, transposed = c.type == T::kConvTranspose2d;
-  const uint32_t ic = c.groups * c.gin, oc = depthwise ? c.groups : c.groups * c.gout;
+  const uint32_t ic = c.groups * c.gin, oc = c.groups * c.gout;  // depthwise: gin 1, gout the multiplier
   uint32_t oh, ow;
   if (transposed) {
     oh = (c.ih - 1) * c.sh + c.dh * (c.kh - 1) + 1 - c.pt - c.pb;
@@ -98,7 +98,7 @@ void run_case(const Case& c) {
             for (uint32_t o = 0; o < oc; ++o) {
               double sum = 0, m = 0;
               if (depthwise) {
-                sum = double(x[px + o]) * double(w[(size_t(ky) * c.kw + kx) * oc + o]);
+                sum = double(x[px + o / c.gout]) * double(w[(size_t(ky) * c.kw + kx) * oc + o]);
                 m = std::fabs(sum);
               } else {
                 const uint32_t g = o / c.gout;
@@ -165,6 +165,9 @@ TEST_CASE("xnnpack: fp32 convolutions match the direct definitions across parame
       {dw, 2, 14, 11, 45, 1, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, true},
       {dw, 1, 9, 10, 5, 1, 1, 5, 5, 1, 2, 2, 1, 2, 0, 3, 1, true, true},
       {dw, 1, 12, 12, 64, 1, 1, 3, 3, 2, 1, 1, 2, 0, 1, 1, 0, true, false},
+      // Channel multipliers: one input channel to 8 (a first layer on a grayscale image), 3 channels x 3.
+      {dw, 1, 17, 19, 1, 1, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, true, false},
+      {dw, 2, 10, 9, 3, 1, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, true},
       // Transposed: the 4x4 stride-2 upsampling, groups, dilation, odd channel counts.
       {tr, 1, 6, 5, 1, 16, 8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, true, false},
       {tr, 2, 4, 5, 2, 3, 5, 3, 3, 2, 1, 1, 2, 1, 0, 1, 2, false, true},

@@ -282,44 +282,29 @@ Status depthwise_convolution(NodeCall& call) {
   ETKIT_ASSIGN_OR_RETURN(const float* bias, bias_floats(call.in[2], s.oc, call.runtime.scratch(2)));
   float* y = output_floats(out, call.runtime.scratch(3));
   const xnn::Window& win = node.window;
-  if (multiplier == 1) {
-    const float inf = std::numeric_limits<float>::infinity();
-    const float lo = node.has_output_min_max ? node.output_min : -inf, hi = node.has_output_min_max ? node.output_max : inf;
-    const kernels::linalg::DepthwiseWindow dw{int64_t(s.ih), int64_t(s.iw), int64_t(s.oh), int64_t(s.ow),
-                                              win.kernel_h, win.kernel_w, win.stride_h, win.stride_w,
-                                              win.pad_top, win.pad_left, win.dilation_h, win.dilation_w};
-    for (size_t img = 0; img < s.n; ++img) {
-      kernels::linalg::depthwise_nhwc(dw, int64_t(s.oc), a + img * s.ih * s.iw * s.ic, int64_t(s.iw * s.ic),
-                                      int64_t(s.ic), wf, bias, lo, hi, y + img * s.oh * s.ow * s.oc);
-    }
-    return write_floats(out, y);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float lo = node.has_output_min_max ? node.output_min : -inf, hi = node.has_output_min_max ? node.output_max : inf;
+  const kernels::linalg::DepthwiseWindow dw{int64_t(s.ih), int64_t(s.iw), int64_t(s.oh), int64_t(s.ow),
+                                            win.kernel_h, win.kernel_w, win.stride_h, win.stride_w,
+                                            win.pad_top, win.pad_left, win.dilation_h, win.dilation_w};
+  // Output channel c * multiplier + m reads input channel c: the image with
+  // each channel repeated `multiplier` times is a multiplier-1 input.
+  std::vector<float>& repeated = call.runtime.scratch(4);
+  if (multiplier > 1) {
+    ETKIT_TRY(call.runtime.check_scratch(uint64_t(s.ih) * s.iw * s.oc * sizeof(float)));
+    repeated.resize(s.ih * s.iw * s.oc);
   }
   for (size_t img = 0; img < s.n; ++img) {
-    for (size_t oy = 0; oy < s.oh; ++oy) {
-      for (size_t ox = 0; ox < s.ow; ++ox) {
-        float* acc = y + ((img * s.oh + oy) * s.ow + ox) * s.oc;
-        if (bias) {
-          std::memcpy(acc, bias, s.oc * sizeof(float));
-        } else {
-          std::fill(acc, acc + s.oc, 0.0f);
-        }
-        const TapRange ry = valid_taps(oy, win.stride_h, win.dilation_h, win.pad_top, win.kernel_h, s.ih);
-        const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
-        for (size_t ky = ry.first; ky < ry.last; ++ky) {
-          const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
-          for (size_t kx = rx.first; kx < rx.last; ++kx) {
-            const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
-            const float* px = a + ((img * s.ih + iy) * s.iw + ix) * s.ic;
-            const float* pw = wf + (ky * win.kernel_w + kx) * s.oc;
-            for (size_t ic = 0; ic < channels; ++ic) {
-              const float v = px[ic];
-              for (size_t m = 0; m < multiplier; ++m) acc[ic * multiplier + m] += v * pw[ic * multiplier + m];
-            }
-          }
-        }
-        clamp_all(acc, s.oc, node);
+    const float* image = a + img * s.ih * s.iw * s.ic;
+    if (multiplier > 1) {
+      float* r = repeated.data();
+      for (size_t p = 0; p < s.ih * s.iw; ++p) {
+        for (size_t c = 0; c < s.ic; ++c, r += multiplier) std::fill(r, r + multiplier, image[p * s.ic + c]);
       }
+      image = repeated.data();
     }
+    kernels::linalg::depthwise_nhwc(dw, int64_t(s.oc), image, int64_t(s.iw * s.oc), int64_t(s.oc), wf, bias, lo, hi,
+                                    y + img * s.oh * s.ow * s.oc);
   }
   return write_floats(out, y);
 }
