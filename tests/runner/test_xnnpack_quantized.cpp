@@ -478,7 +478,8 @@ TEST_CASE("xnnpack q8: bilinear resize blends bytes in Q11 fixed point, rounding
           for (size_t ox = 0; ox < ow; ++ox) {
             const auto [x0, x1, wx] = tap(ox, iw, ow, align, legacy);
             for (size_t k = 0; k < c; ++k) {
-              auto v = [&](size_t yy, size_t xx) { return int64_t(value_of(d, x[(yy * iw + xx) * c + k])); };
+              const size_t row = iw;  // clang 14 cannot capture a structured binding
+              auto v = [&](size_t yy, size_t xx) { return int64_t(value_of(d, x[(yy * row + xx) * c + k])); };
               const int64_t top = v(y0, x0) * (2048 - wx) + v(y0, x1) * wx;
               const int64_t bottom = v(y1, x0) * (2048 - wx) + v(y1, x1) * wx;
               const int64_t want = floor_shift(top * (2048 - wy) + bottom * wy + (int64_t(1) << 21), 22);
