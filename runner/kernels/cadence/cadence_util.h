@@ -105,5 +105,6 @@ std::vector<KernelInfo> norm_pool_kernels();    // cadence_norm_pool.cpp
 std::vector<KernelInfo> select_kernels();       // cadence_select.cpp
 std::vector<KernelInfo> softmax_kernels();      // cadence_softmax.cpp
 std::vector<KernelInfo> conv_kernels();         // cadence_conv.cpp
+std::vector<KernelInfo> float_kernels();        // cadence_float.cpp
 
 }  // namespace etkit::rt::kernels::cadence

@@ -1,0 +1,161 @@
+// The Cadence AOT flow's float helpers: _softmax_f32_f32, rope (both pair
+// layouts), sdpa_bitwise_mask_gen, aten::rms_norm.out and the no-op copies,
+// with values worked by hand or by a plain double loop here.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "tests/support/kernel_harness.h"
+
+using etkit::ScalarType;
+using etkit::test::KernelHarness;
+using etkit::test::error_message;
+
+namespace {
+
+void check_close(const std::vector<float>& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(double(got[i]) == Approx(want[i]).epsilon(1e-6).margin(1e-7));
+}
+
+}  // namespace
+
+TEST_CASE("cadence::_softmax_f32_f32 over the last and a leading dim", "[cadence]") {
+  KernelHarness h;
+  const std::vector<float> v = {1, 2, 3, -1, 0, 4};
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {2, 3}, v);
+  const size_t out = h.out(ScalarType::kFloat, {2, 3});
+  // softmax along rows (dim -1) and columns (dim 0), in double.
+  std::vector<double> rows(6), cols(6);
+  for (int r = 0; r < 2; ++r) {
+    double s = 0;
+    for (int c = 0; c < 3; ++c) s += std::exp(double(v[r * 3 + c]));
+    for (int c = 0; c < 3; ++c) rows[r * 3 + c] = std::exp(double(v[r * 3 + c])) / s;
+  }
+  for (int c = 0; c < 3; ++c) {
+    const double s = std::exp(double(v[c])) + std::exp(double(v[3 + c]));
+    for (int r = 0; r < 2; ++r) cols[r * 3 + c] = std::exp(double(v[r * 3 + c])) / s;
+  }
+  REQUIRE(h.call("cadence::_softmax_f32_f32.out", {x, h.integer(-1), h.none(), out, out}));
+  check_close(h.data<float>(out), rows);
+  REQUIRE(h.call("cadence::_softmax_f32_f32.out", {x, h.integer(0), h.boolean(false), out, out}));
+  check_close(h.data<float>(out), cols);
+
+  CHECK_THAT(error_message(h.call("cadence::_softmax_f32_f32.out", {x, h.integer(1), h.boolean(true), out, out})),
+             Catch::Contains("half_to_float"));
+  const size_t xi = h.tensor<int32_t>(ScalarType::kInt, {3}, {1, 2, 3});
+  CHECK_THAT(error_message(h.call("cadence::_softmax_f32_f32.out", {xi, h.integer(0), h.none(), out, out})),
+             Catch::Contains("self must be FLOAT"));
+  CHECK_THAT(error_message(h.call("cadence::_softmax_f32_f32.out", {x, h.integer(2), h.none(), out, out})),
+             Catch::Contains("dim"));
+}
+
+TEST_CASE("cadence::rope and rope_rotate_stacked_halves rotate pairs by the token's sin and cos", "[cadence]") {
+  KernelHarness h;
+  // [1, seq 2, heads 1, hd 4]; tables of 3 rows of hd / 2 = 2.
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {1, 2, 1, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const size_t sn = h.tensor<float>(ScalarType::kFloat, {3, 2}, {0, 1, 0.5f, 0, 1, 0});
+  const size_t cs = h.tensor<float>(ScalarType::kFloat, {3, 2}, {1, 0, 0.5f, -1, 0, 1});
+  const size_t out = h.out(ScalarType::kFloat, {1, 2, 1, 4});
+  // Adjacent pairs, token s uses row s. s=0, row 0: (1, 2) by sin 0 cos 1 stays;
+  // (3, 4) by sin 1 cos 0 -> (-4, 3). s=1, row 1: (5, 6) by sin .5 cos .5 ->
+  // (2.5 - 3, 2.5 + 3); (7, 8) by sin 0 cos -1 -> (-7, -8).
+  REQUIRE(h.call("cadence::rope.out", {x, sn, cs, h.none(), out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{1, 2, -4, 3, -0.5f, 5.5f, -7, -8});
+  // pos [2, 0]: s=0 uses row 2: (1, 2) by sin 1 cos 0 -> (-2, 1); (3, 4) by sin 0 cos 1 stays.
+  // s=1 uses row 0: (5, 6) stays; (7, 8) -> (-8, 7).
+  const size_t pos = h.tensor<int64_t>(ScalarType::kLong, {2}, {2, 0});
+  REQUIRE(h.call("cadence::rope.out", {x, sn, cs, pos, out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{-2, 1, 3, 4, 5, 6, -8, 7});
+  const size_t pos32 = h.tensor<int32_t>(ScalarType::kInt, {2}, {2, 0});
+  REQUIRE(h.call("cadence::rope.out", {x, sn, cs, pos32, out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{-2, 1, 3, 4, 5, 6, -8, 7});
+  // The [1, seq, heads, hd / 2, 2] layout is the same memory.
+  const size_t x5 = h.tensor<float>(ScalarType::kFloat, {1, 2, 1, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const size_t out5 = h.out(ScalarType::kFloat, {1, 2, 1, 2, 2});
+  REQUIRE(h.call("cadence::rope.out", {x5, sn, cs, h.none(), out5, out5}));
+  CHECK(h.data<float>(out5) == std::vector<float>{1, 2, -4, 3, -0.5f, 5.5f, -7, -8});
+
+  // Stacked halves pair element i with i + 2. s=0, row 0: (1, 3) by sin 0 cos 1
+  // stays; (2, 4) by sin 1 cos 0 -> (-4, 2). s=1, row 1: (5, 7) by sin .5 cos .5
+  // -> (-1, 6); (6, 8) by sin 0 cos -1 -> (-6, -8).
+  REQUIRE(h.call("cadence::rope_rotate_stacked_halves.out", {x, sn, cs, h.none(), out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{1, -4, 3, 2, -1, -6, 6, -8});
+
+  const size_t far = h.tensor<int64_t>(ScalarType::kLong, {2}, {3, 0});
+  CHECK_THAT(error_message(h.call("cadence::rope.out", {x, sn, cs, far, out, out})),
+             Catch::Contains("pos[0] = 3 is past the 3 rows"));
+  const size_t x3 = h.tensor<float>(ScalarType::kFloat, {2, 4, 1}, {1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK_THAT(error_message(h.call("cadence::rope.out", {x3, sn, cs, h.none(), out, out})),
+             Catch::Contains("input must be [1, seq, heads, hd]"));
+  const size_t short_cos = h.tensor<float>(ScalarType::kFloat, {2}, {1, 1});
+  CHECK_THAT(error_message(h.call("cadence::rope.out", {x, sn, short_cos, h.none(), out, out})),
+             Catch::Contains("cos_tensor"));
+}
+
+TEST_CASE("cadence::sdpa_bitwise_mask_gen packs blocked positions LSB first", "[cadence]") {
+  KernelHarness h;
+  // Bool: false (blocked) at positions 1, 4, 5 -> 2 + 16 + 32 = 50.
+  const size_t b = h.tensor<bool>(ScalarType::kBool, {1, 8}, {true, false, true, true, false, false, true, true});
+  const size_t ob = h.out(ScalarType::kByte, {1, 1});
+  REQUIRE(h.call("cadence::sdpa_bitwise_mask_gen.out", {b, h.real(0.0), ob, ob}));
+  CHECK(h.data<uint8_t>(ob) == std::vector<uint8_t>{50});
+  // Float, threshold 0: below it at 0, 3, 5 -> 1 + 8 + 32 = 41; a row of -1s -> 255.
+  const size_t f = h.tensor<float>(ScalarType::kFloat, {2, 8},
+                                   {-1, 0, 1, -0.5f, 2, -3, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1});
+  const size_t of = h.out(ScalarType::kByte, {2, 1});
+  REQUIRE(h.call("cadence::sdpa_bitwise_mask_gen.out", {f, h.real(0.0), of, of}));
+  CHECK(h.data<uint8_t>(of) == std::vector<uint8_t>{41, 255});
+
+  const size_t odd = h.tensor<float>(ScalarType::kFloat, {1, 4}, {0, 0, 0, 0});
+  CHECK_THAT(error_message(h.call("cadence::sdpa_bitwise_mask_gen.out", {odd, h.real(0.0), ob, ob})),
+             Catch::Contains("not a multiple of 8"));
+  const size_t of32 = h.out(ScalarType::kInt, {2, 1});
+  CHECK_THAT(error_message(h.call("cadence::sdpa_bitwise_mask_gen.out", {f, h.real(0.0), of32, of32})),
+             Catch::Contains("out must be BYTE"));
+}
+
+TEST_CASE("aten::rms_norm.out of the Cadence flow: x / rms * weight", "[cadence]") {
+  KernelHarness h;
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {2, 2}, {3, 4, 1, 1});
+  const size_t w = h.tensor<float>(ScalarType::kFloat, {2}, {1, 2});
+  const size_t out = h.out(ScalarType::kFloat, {2, 2});
+  // eps 0.5: row 0 mean square 12.5 -> 1 / sqrt(13); row 1 mean square 1 -> 1 / sqrt(1.5).
+  REQUIRE(h.call("aten::rms_norm.out", {x, h.int_list({2}), w, h.real(0.5), out, out}));
+  check_close(h.data<float>(out), {3 / std::sqrt(13.0), 8 / std::sqrt(13.0), 1 / std::sqrt(1.5), 2 / std::sqrt(1.5)});
+  // No weight; eps None is float32's epsilon.
+  REQUIRE(h.call("aten::rms_norm.out", {x, h.int_list({2}), h.none(), h.none(), out, out}));
+  const double e = FLT_EPSILON;
+  check_close(h.data<float>(out), {3 / std::sqrt(12.5 + e), 4 / std::sqrt(12.5 + e), 1 / std::sqrt(1 + e),
+                                   1 / std::sqrt(1 + e)});
+  // Over both dims: mean square (9 + 16 + 1 + 1) / 4 = 6.75.
+  REQUIRE(h.call("aten::rms_norm.out", {x, h.int_list({2, 2}), h.none(), h.real(0.0), out, out}));
+  const double r = std::sqrt(6.75);
+  check_close(h.data<float>(out), {3 / r, 4 / r, 1 / r, 1 / r});
+
+  CHECK_THAT(error_message(h.call("aten::rms_norm.out", {x, h.int_list({3}), w, h.real(0.5), out, out})),
+             Catch::Contains("normalized_shape [3] does not match"));
+  const size_t w3 = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
+  CHECK_THAT(error_message(h.call("aten::rms_norm.out", {x, h.int_list({2}), w3, h.real(0.5), out, out})),
+             Catch::Contains("weight [3] must have 2 elements"));
+}
+
+TEST_CASE("aten::_cat_nop, _select_copy_nop and _slice_copy_nop copy as cat, select and slice do", "[cadence]") {
+  KernelHarness h;
+  const size_t a = h.tensor<float>(ScalarType::kFloat, {1, 2}, {1, 2});
+  const size_t b = h.tensor<float>(ScalarType::kFloat, {1, 1}, {3});
+  const size_t cat = h.out(ScalarType::kFloat, {1, 3});
+  REQUIRE(h.call("aten::_cat_nop.out", {h.tensor_list({a, b}), h.integer(1), cat, cat}));
+  CHECK(h.data<float>(cat) == std::vector<float>{1, 2, 3});
+
+  const size_t m = h.tensor<float>(ScalarType::kFloat, {2, 2}, {1, 2, 3, 4});
+  const size_t row = h.out(ScalarType::kFloat, {2});
+  REQUIRE(h.call("aten::_select_copy_nop.int_out", {m, h.integer(0), h.integer(1), row, row}));
+  CHECK(h.data<float>(row) == std::vector<float>{3, 4});
+
+  const size_t v = h.tensor<float>(ScalarType::kFloat, {4}, {1, 2, 3, 4});
+  const size_t mid = h.out(ScalarType::kFloat, {2});
+  REQUIRE(h.call("aten::_slice_copy_nop.Tensor_out", {v, h.integer(0), h.integer(1), h.integer(3), h.integer(1), mid, mid}));
+  CHECK(h.data<float>(mid) == std::vector<float>{2, 3});
+}
