@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tests/support/kernel_harness.h"
@@ -158,4 +159,115 @@ TEST_CASE("aten::_cat_nop, _select_copy_nop and _slice_copy_nop copy as cat, sel
   const size_t mid = h.out(ScalarType::kFloat, {2});
   REQUIRE(h.call("aten::_slice_copy_nop.Tensor_out", {v, h.integer(0), h.integer(1), h.integer(3), h.integer(1), mid, mid}));
   CHECK(h.data<float>(mid) == std::vector<float>{2, 3});
+}
+
+namespace {
+
+etkit::Status conv(KernelHarness& h, const std::string& op, size_t x, size_t w, size_t b, std::vector<int64_t> s,
+                   std::vector<int64_t> p, std::vector<int64_t> d, int64_t groups, size_t out) {
+  return h.call("cadence::" + op, {x, w, b, h.int_list(s), h.int_list(p), h.int_list(d), h.integer(groups), out, out});
+}
+
+}  // namespace
+
+TEST_CASE("cadence::conv1d and conv3d worked by hand: padding, stride, dilation, groups", "[cadence]") {
+  KernelHarness h;
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {1, 1, 4}, {1, 2, 3, 4});
+  const size_t w = h.tensor<float>(ScalarType::kFloat, {1, 1, 2}, {1, -1});
+  const size_t b = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+  const size_t out = h.out(ScalarType::kFloat, {1, 1, 3}, true);
+  // x[i] - x[i + 1] + 0.5 at each of 3 positions.
+  REQUIRE(conv(h, "conv1d.out", x, w, b, {1}, {0}, {1}, 1, out));
+  CHECK(h.data<float>(out) == std::vector<float>{-0.5f, -0.5f, -0.5f});
+  // Padding 1, stride 2: windows at -1 (only -x[0]), 1 (x1 - x2), 3 (only x[3]).
+  REQUIRE(conv(h, "conv1d.out", x, w, b, {2}, {1}, {1}, 1, out));
+  CHECK(h.data<float>(out) == std::vector<float>{-0.5f, -0.5f, 4.5f});
+  // Dilation 2: x0 - x2 and x1 - x3; 2 outputs.
+  REQUIRE(conv(h, "conv1d.out", x, w, b, {1}, {0}, {2}, 1, out));
+  CHECK(h.sizes(out) == std::vector<int32_t>{1, 1, 2});
+  CHECK(h.data<float>(out) == std::vector<float>{-1.5f, -1.5f});
+
+  // 3-D: a 2x2x2 box of ones over 1..8 sums to 36.
+  std::vector<float> ramp(8), ones(8, 1.0f);
+  for (int i = 0; i < 8; ++i) ramp[i] = float(i + 1);
+  const size_t x3 = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2, 2}, ramp);
+  const size_t w3 = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2, 2}, ones);
+  const size_t b0 = h.tensor<float>(ScalarType::kFloat, {1}, {0});
+  const size_t o3 = h.out(ScalarType::kFloat, {1, 1, 1, 1, 1});
+  REQUIRE(conv(h, "conv3d.out", x3, w3, b0, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, o3));
+  CHECK(h.data<float>(o3) == std::vector<float>{36});
+  // Two groups of one channel: 3 * 2 + 1 and 5 * 10 + 1.
+  const size_t xg = h.tensor<float>(ScalarType::kFloat, {1, 2, 1, 1, 1}, {3, 5});
+  const size_t wg = h.tensor<float>(ScalarType::kFloat, {2, 1, 1, 1, 1}, {2, 10});
+  const size_t bg = h.tensor<float>(ScalarType::kFloat, {2}, {1, 1});
+  const size_t og = h.out(ScalarType::kFloat, {1, 2, 1, 1, 1});
+  REQUIRE(conv(h, "conv3d.out", xg, wg, bg, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 2, og));
+  CHECK(h.data<float>(og) == std::vector<float>{7, 51});
+
+  CHECK_THAT(error_message(conv(h, "conv3d.out", xg, wg, bg, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 3, og)),
+             Catch::Contains("groups 3 must divide"));
+  CHECK_THAT(error_message(conv(h, "conv3d.out", xg, wg, bg, {1, 1}, {0, 0, 0}, {1, 1, 1}, 2, og)),
+             Catch::Contains("stride must have 3 entries"));
+  CHECK_THAT(error_message(conv(h, "conv3d.out", xg, wg, bg, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, og)),
+             Catch::Contains("weight [2, 1, 1, 1, 1] must have 2 input channels per group"));
+  CHECK_THAT(error_message(conv(h, "conv1d.out", x, w, b, {0}, {0}, {1}, 1, out)), Catch::Contains("stride"));
+  CHECK_THAT(error_message(conv(h, "conv1d.out", x, w, bg, {1}, {0}, {1}, 1, out)),
+             Catch::Contains("bias [2] must have 1 elements"));
+}
+
+TEST_CASE("cadence::conv2d against a plain double loop (groups, stride, padding, dilation)", "[cadence]") {
+  KernelHarness h;
+  const int N = 2, C = 4, H = 5, W = 6, OC = 4, G = 2, KH = 3, KW = 2;
+  const int SH = 2, SW = 1, PH = 1, PW = 0, DH = 1, DW = 2;
+  const int OH = (H + 2 * PH - DH * (KH - 1) - 1) / SH + 1, OW = (W + 2 * PW - DW * (KW - 1) - 1) / SW + 1;
+  std::vector<float> xv(N * C * H * W), wv(OC * (C / G) * KH * KW), bv(OC);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i * 7 % 11) - 5) / 4;
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = float(int(i * 5 % 9) - 4) / 8;
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = float(i) - 1.5f;
+  std::vector<double> want(N * OC * OH * OW);
+  for (int n = 0; n < N; ++n)
+    for (int oc = 0; oc < OC; ++oc)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          double acc = bv[oc];
+          const int g = oc / (OC / G);
+          for (int ic = 0; ic < C / G; ++ic)
+            for (int kh = 0; kh < KH; ++kh)
+              for (int kw = 0; kw < KW; ++kw) {
+                const int ih = oh * SH - PH + kh * DH, iw = ow * SW - PW + kw * DW;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                acc += double(xv[((n * C + g * (C / G) + ic) * H + ih) * W + iw]) *
+                       double(wv[((oc * (C / G) + ic) * KH + kh) * KW + kw]);
+              }
+          want[((n * OC + oc) * OH + oh) * OW + ow] = acc;
+        }
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {N, C, H, W}, xv);
+  const size_t w = h.tensor<float>(ScalarType::kFloat, {OC, C / G, KH, KW}, wv);
+  const size_t b = h.tensor<float>(ScalarType::kFloat, {OC}, bv);
+  const size_t out = h.out(ScalarType::kFloat, {N, OC, OH, OW});
+  REQUIRE(conv(h, "conv2d.out", x, w, b, {SH, SW}, {PH, PW}, {DH, DW}, G, out));
+  CHECK(h.sizes(out) == std::vector<int32_t>{N, OC, OH, OW});
+  const auto got = h.data<float>(out);
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(double(got[i]) == Approx(want[i]).margin(1e-5));
+}
+
+TEST_CASE("cadence::fully_connected: bias then the inner products, over leading dims", "[cadence]") {
+  KernelHarness h;
+  const size_t x = h.tensor<float>(ScalarType::kFloat, {1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  const size_t w = h.tensor<float>(ScalarType::kFloat, {2, 3}, {1, 0, -1, 0.5f, 0.5f, 0.5f});
+  const size_t b = h.tensor<float>(ScalarType::kFloat, {2}, {10, 0});
+  const size_t out = h.out(ScalarType::kFloat, {1, 2, 2});
+  // Row [1, 2, 3]: 1 - 3 + 10 = 8, (1 + 2 + 3) / 2 = 3; row [4, 5, 6]: 4 - 6 + 10 = 8, 7.5.
+  REQUIRE(h.call("cadence::fully_connected.out", {x, w, b, out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{8, 3, 8, 7.5f});
+  REQUIRE(h.call("cadence::fully_connected.out", {x, w, h.none(), out, out}));
+  CHECK(h.data<float>(out) == std::vector<float>{-2, 3, -2, 7.5f});
+
+  const size_t wt = h.tensor<float>(ScalarType::kFloat, {3, 2}, {1, 0, -1, 0.5f, 0.5f, 0.5f});
+  CHECK_THAT(error_message(h.call("cadence::fully_connected.out", {x, wt, h.none(), out, out})),
+             Catch::Contains("must end in weight's inner dim 2"));
+  const size_t b3 = h.tensor<float>(ScalarType::kFloat, {3}, {0, 0, 0});
+  CHECK_THAT(error_message(h.call("cadence::fully_connected.out", {x, w, b3, out, out})),
+             Catch::Contains("bias [3] must have 2 elements"));
 }

@@ -106,5 +106,6 @@ std::vector<KernelInfo> select_kernels();       // cadence_select.cpp
 std::vector<KernelInfo> softmax_kernels();      // cadence_softmax.cpp
 std::vector<KernelInfo> conv_kernels();         // cadence_conv.cpp
 std::vector<KernelInfo> float_kernels();        // cadence_float.cpp
+std::vector<KernelInfo> float_conv_kernels();   // cadence_float_conv.cpp
 
 }  // namespace etkit::rt::kernels::cadence
