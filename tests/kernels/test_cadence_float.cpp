@@ -271,3 +271,43 @@ TEST_CASE("cadence::fully_connected: bias then the inner products, over leading 
   CHECK_THAT(error_message(h.call("cadence::fully_connected.out", {x, w, b3, out, out})),
              Catch::Contains("bias [3] must have 2 elements"));
 }
+
+TEST_CASE("cadence::quantized_transposed_conv: uint8, per-tensor and per-channel bias_scale, both layouts", "[cadence]") {
+  KernelHarness h;
+  // Input [12, 14] - 10 = [2, 4]. Weight rows [5, 7] and [3, 13] minus zero point 3:
+  // [2, 4] and [0, 10]. With stride 1 the reference's output position o reads
+  // input o - 1 + k at kernel tap k:
+  //   channel 0: o0 = 2 * 4 = 8, o1 = 2 * 2 + 4 * 4 = 20, o2 = 4 * 2 = 8; + bias 1 -> 9, 21, 9;
+  //   channel 1: o0 = 2 * 10 = 20, o1 = 0 + 4 * 10 = 40, o2 = 0; + bias -20 -> 0, 20, -20.
+  // bias_scale [0.25, 1], out_scale 0.5 (times 2): 4.5, 10.5, 4.5 (ties to even: 4, 10, 4)
+  // and 0, 40, -40; + out_zero_point 100.
+  const size_t w = h.tensor<uint8_t>(ScalarType::kByte, {2, 1, 2}, {5, 7, 3, 13});
+  const size_t bias = h.tensor<int32_t>(ScalarType::kInt, {2}, {1, -20});
+  const size_t wzp = h.tensor<int32_t>(ScalarType::kInt, {1}, {3});
+  const size_t scales = h.tensor<float>(ScalarType::kFloat, {2}, {0.25f, 1.0f});
+  const size_t unused = h.tensor<int32_t>(ScalarType::kInt, {1}, {0});
+  auto call = [&](size_t x, size_t weight, size_t bs, bool channel_last, size_t out) {
+    return h.call("cadence::quantized_transposed_conv.out",
+                  {x, weight, bias, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.int_list({0}), h.integer(1),
+                   h.integer(10), wzp, bs, h.real(0.5), h.integer(100), unused, unused, h.boolean(channel_last), out, out});
+  };
+  const size_t x = h.tensor<uint8_t>(ScalarType::kByte, {1, 1, 2}, {12, 14});
+  const size_t out = h.out(ScalarType::kByte, {1, 2, 3});
+  REQUIRE(call(x, w, scales, false, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{104, 110, 104, 100, 140, 60});
+  // Channels last: input [N, W, C], weight [OC, K, C], out [N, W, OC].
+  const size_t xl = h.tensor<uint8_t>(ScalarType::kByte, {1, 2, 1}, {12, 14});
+  const size_t ol = h.out(ScalarType::kByte, {1, 3, 2});
+  const size_t wl = h.tensor<uint8_t>(ScalarType::kByte, {2, 2, 1}, {5, 7, 3, 13});
+  REQUIRE(call(xl, wl, scales, true, ol));
+  CHECK(h.data<uint8_t>(ol) == std::vector<uint8_t>{104, 100, 110, 140, 104, 60});
+  // One bias_scale of 0.25 for both channels: channel 1 becomes 0, 10, -10 -> 100, 110, 90.
+  const size_t one = h.tensor<float>(ScalarType::kFloat, {1}, {0.25f});
+  REQUIRE(call(x, w, one, false, out));
+  CHECK(h.data<uint8_t>(out) == std::vector<uint8_t>{104, 110, 104, 100, 110, 90});
+
+  const size_t three = h.tensor<float>(ScalarType::kFloat, {3}, {1, 1, 1});
+  CHECK_THAT(error_message(call(x, w, three, false, out)), Catch::Contains("bias_scale must have 1 or 2 elements"));
+  const size_t xs = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 2}, {12, 14});
+  CHECK_THAT(error_message(call(xs, w, scales, false, out)), Catch::Contains("input must be BYTE"));
+}

@@ -3,8 +3,9 @@
 // .per_tensor_out and the dtype-specialised, _dilated and _depthwise
 // overloads), quantized_conv2d_depthwise_nhwc, quantized_conv1d_{ncl,nlc},
 // quantized_depthwise_conv1d_{ncl,nlc}, im2row (.out, .per_tensor_out), and
-// the float transposed_convolution.out and transposed_im2row.out (registered
-// by the AOT flow's ops_registrations.py, in no functions*.yaml).
+// transposed_convolution.out (float), quantized_transposed_conv.out and
+// transposed_im2row.out (registered by the AOT flow's ops_registrations.py,
+// in no functions*.yaml).
 //
 // One loop serves every layout; what the reference's per-layout loops differ
 // in is a ConvVariant:
@@ -35,6 +36,7 @@
 #include <cstdlib>
 #include <utility>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "runner/kernels/cadence/cadence_util.h"
@@ -533,16 +535,59 @@ Status im2row(KernelContext& ctx, std::span<EValue* const> args) {
 // and sums over (input channel, kernel row, kernel column), channels-last
 // over (kernel row, kernel column, input channel). A 3-D input uses the first
 // entry of each list for its width.
+//
+// kQuantized: quantized_transposed_conv.out(..., groups, int input_zero_point,
+// Tensor weight_zero_point, Tensor bias_scale, float out_scale, int
+// out_zero_point, Tensor out_multiplier, Tensor out_shift, bool channel_last,
+// out, ret), which the reference provides for uint8 input, weight and out
+// with an int32 bias only. Each term is float(x - input_zero_point) *
+// float(w - weight_zero_point[0]); the sum (from float(bias)) is scaled by
+// bias_scale (one, or one per output channel) and quantized with
+// float(1 / out_scale), ties to even. input_zero_point and out_zero_point
+// are narrowed to uint8 first, as the reference passes them; out_multiplier
+// and out_shift are not used.
+template <bool kQuantized>
 Status transposed_convolution(KernelContext& ctx, std::span<EValue* const> args) {
+  constexpr size_t kChannelLast = kQuantized ? 15 : 8, kOut = kQuantized ? 16 : 9;
   ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[1], "weight"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * bias, tensor_arg(ctx, *args[2], "bias"));
   ETKIT_ASSIGN_OR_RETURN(int64_t groups, int_arg(ctx, *args[7], "groups"));
-  ETKIT_ASSIGN_OR_RETURN(bool channel_last, bool_arg(ctx, *args[8], "channel_last"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[9], "out"));
+  ETKIT_ASSIGN_OR_RETURN(bool channel_last, bool_arg(ctx, *args[kChannelLast], "channel_last"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[kOut], "out"));
   using Named = std::pair<const Tensor*, const char*>;
   for (const auto& [t, name] : std::initializer_list<Named>{{input, "input"}, {weight, "weight"}, {bias, "bias"}, {out, "out"}}) {
-    if (t->dtype() != ScalarType::kFloat) return ctx.fail(std::string(name) + " must be FLOAT, not " + dtype_name(t->dtype()));
+    const ScalarType want = !kQuantized ? ScalarType::kFloat : t == bias ? ScalarType::kInt : ScalarType::kByte;
+    if (t->dtype() != want) return ctx.fail(std::string(name) + " must be " + dtype_name(want) + ", not " + dtype_name(t->dtype()));
+  }
+  uint8_t in_zp = 0, out_zp = 0;
+  int32_t weight_zp = 0;
+  float inv_out_scale = 1.0f;
+  const float* bias_scale = nullptr;
+  int64_t bias_scales = 0;
+  if constexpr (kQuantized) {
+    ETKIT_ASSIGN_OR_RETURN(int32_t izp, zero_point_arg(ctx, *args[8], "input_zero_point"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * wzp, tensor_arg(ctx, *args[9], "weight_zero_point"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * bs, tensor_arg(ctx, *args[10], "bias_scale"));
+    ETKIT_ASSIGN_OR_RETURN(double out_scale, double_arg(ctx, *args[11], "out_scale"));
+    ETKIT_ASSIGN_OR_RETURN(int32_t ozp, zero_point_arg(ctx, *args[12], "out_zero_point"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * multiplier, tensor_arg(ctx, *args[13], "out_multiplier"));
+    ETKIT_ASSIGN_OR_RETURN(Tensor * shift, tensor_arg(ctx, *args[14], "out_shift"));
+    (void)multiplier, (void)shift;
+    if (wzp->dtype() != ScalarType::kInt || wzp->numel() < 1) {
+      return ctx.fail("weight_zero_point must be a non-empty INT tensor, got " + dtype_name(wzp->dtype()) + " " + wzp->shape_string());
+    }
+    if (bs->dtype() != ScalarType::kFloat || bs->numel() < 1) {
+      return ctx.fail("bias_scale must be a non-empty FLOAT tensor, got " + dtype_name(bs->dtype()) + " " + bs->shape_string());
+    }
+    ETKIT_TRY(require_contiguous(ctx, *wzp, "weight_zero_point"));
+    ETKIT_TRY(require_contiguous(ctx, *bs, "bias_scale"));
+    in_zp = uint8_t(izp);
+    out_zp = uint8_t(ozp);
+    weight_zp = wzp->data_as<int32_t>()[0];
+    inv_out_scale = narrow_float(1.0 / double(narrow_float(out_scale)));
+    bias_scale = bs->data_as<float>();
+    bias_scales = bs->numel();
   }
   const size_t rank = input->dim();
   if (rank != 3 && rank != 4) {
@@ -582,6 +627,9 @@ Status transposed_convolution(KernelContext& ctx, std::span<EValue* const> args)
   if (bias->dim() != 1 || bias->size(0) != oc) {
     return ctx.fail("bias must be [" + std::to_string(oc) + "], got " + bias->shape_string());
   }
+  if (kQuantized && bias_scales != 1 && bias_scales != oc) {
+    return ctx.fail("bias_scale must have 1 or " + std::to_string(oc) + " elements, got " + std::to_string(bias_scales));
+  }
   const TapMap rows_of{true, kh, stride[0], padding[0], dilation[0], in.size[2]};
   const TapMap cols_of{true, kw, stride[1], padding[1], dilation[1], in.size[3]};
   const int64_t oh = rank == 4 ? rows_of.out_extent(output_padding[0]) : 1, ow = cols_of.out_extent(output_padding[1]);
@@ -594,17 +642,25 @@ Status transposed_convolution(KernelContext& ctx, std::span<EValue* const> args)
   if (channel_last) shape.push_back(oc);
   ETKIT_TRY(resize_out(ctx, *out, shape));
   const Indexer o(*out, act);
-  const Reader<float> read_in(*input), read_w(*weight), read_bias(*bias);
-  const Writer<float> write(*out);
+  using Value = std::conditional_t<kQuantized, int64_t, float>;
+  const Reader<Value> read_in(*input), read_w(*weight), read_bias(*bias);
+  const Writer<Value> write(*out);
+  const Range u8 = *dtype_range(ScalarType::kByte);
   const int64_t icpg = c / groups;
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t oo = 0; oo < oc; ++oo) {
       const int64_t g = oo / ocpg, first_ic = g * icpg, row = oo - g * ocpg;
       for (int64_t y = 0; y < oh; ++y) {
         for (int64_t x = 0; x < ow; ++x) {
-          float acc = read_bias(oo * bias->strides()[0]);
+          float acc = float(read_bias(oo * bias->strides()[0]));
           const auto term = [&](int64_t ic, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
-            acc += read_in(in.at(b, ic, iy, ix)) * read_w(wi.at(row, ic, ky, kx));
+            if constexpr (kQuantized) {
+              const float lhs = float(read_in(in.at(b, ic, iy, ix)) - in_zp);
+              const float rhs = float(wrap32(read_w(wi.at(row, ic, ky, kx)) - weight_zp));
+              acc += lhs * rhs;
+            } else {
+              acc += read_in(in.at(b, ic, iy, ix)) * read_w(wi.at(row, ic, ky, kx));
+            }
           };
           if (channel_last) {
             for (int64_t ky = 0; ky < kh; ++ky) {
@@ -628,7 +684,12 @@ Status transposed_convolution(KernelContext& ctx, std::span<EValue* const> args)
               }
             }
           }
-          write(o.at(b, oo, y, x), acc);
+          if constexpr (kQuantized) {
+            const float val = bias_scale[bias_scales == 1 ? 0 : oo] * acc;
+            write(o.at(b, oo, y, x), quantize_value(val, inv_out_scale, out_zp, u8));
+          } else {
+            write(o.at(b, oo, y, x), acc);
+          }
         }
       }
     }
@@ -672,7 +733,8 @@ std::vector<KernelInfo> conv_kernels() {
   table.push_back({"cadence::im2row.out", im2row<false, false>, 9, {7}});
   table.push_back({"cadence::im2row.per_tensor_out", im2row<true, false>, 9, {7}});
   table.push_back({"cadence::transposed_im2row.out", im2row<false, true>, 10, {8}});
-  table.push_back({"cadence::transposed_convolution.out", transposed_convolution, 11, {9}});
+  table.push_back({"cadence::transposed_convolution.out", transposed_convolution<false>, 11, {9}});
+  table.push_back({"cadence::quantized_transposed_conv.out", transposed_convolution<true>, 18, {16}});
   return table;
 }
 
