@@ -5,7 +5,8 @@
 // norm and pooling, embedding and where, and softmax in the cadence_*.cpp
 // files beside this one; the flow's float helpers (softmax, rope, rms_norm,
 // the mask packer and the no-op copies) in cadence_float.cpp; the float
-// convolutions and fully_connected in cadence_float_conv.cpp.
+// convolutions and fully_connected in cadence_float_conv.cpp; the int8-weight
+// float-activation (w8a32) linear, conv and GRU in cadence_w8a32.cpp.
 //
 // Arithmetic, matched step by step so that results are bit-exact:
 //  * quantize: inv_scale = float(1.0 / scale) (divided in double);
@@ -124,6 +125,7 @@ std::vector<KernelInfo> cadence_kernels() {
   for (auto& k : cadence::conv_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::float_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::float_conv_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::w8a32_kernels()) table.push_back(std::move(k));
   return table;
 }
 

@@ -107,5 +107,6 @@ std::vector<KernelInfo> softmax_kernels();      // cadence_softmax.cpp
 std::vector<KernelInfo> conv_kernels();         // cadence_conv.cpp
 std::vector<KernelInfo> float_kernels();        // cadence_float.cpp
 std::vector<KernelInfo> float_conv_kernels();   // cadence_float_conv.cpp
+std::vector<KernelInfo> w8a32_kernels();        // cadence_w8a32.cpp
 
 }  // namespace etkit::rt::kernels::cadence
