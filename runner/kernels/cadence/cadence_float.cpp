@@ -21,6 +21,7 @@
 #include <string>
 
 #include "runner/kernels/cadence/cadence_util.h"
+#include "runner/kernels/linalg/linalg_util.h"
 #include "runner/kernels/kernel_util_inl.h"
 
 namespace etkit::rt::kernels::cadence {
@@ -176,16 +177,7 @@ Status rms_norm_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
   ETKIT_TRY(require_float(ctx, *input, "input"));
   ETKIT_TRY(require_float(ctx, *out, "out"));
-  const size_t rank = input->dim();
-  if (normalized.empty()) return ctx.fail("normalized_shape must not be empty");
-  bool matches = normalized.size() <= rank;
-  for (size_t d = 0; matches && d < normalized.size(); ++d) {
-    matches = input->size(rank - normalized.size() + d) == normalized[d];
-  }
-  if (!matches) {
-    return ctx.fail("normalized_shape " + list_string(normalized) + " does not match the trailing dimensions of input " +
-                    input->shape_string());
-  }
+  ETKIT_TRY(linalg::check_normalized_shape(ctx, *input, normalized));
   int64_t cols = 1;
   for (int64_t v : normalized) cols *= v;
   if (weight) {

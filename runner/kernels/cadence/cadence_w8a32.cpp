@@ -37,18 +37,32 @@ std::vector<float> dequantize(const Tensor& t, float scale) {
   return v;
 }
 
-// (input, weight, float w_scale, bias, float b_scale, output, ret)
+// (input, weight, float w_scale, bias, float b_scale, output, ret): float
+// input and output, int8 weight and bias.
+struct W8A32Args {
+  Tensor *input, *weight, *bias, *out;
+  double w_scale, b_scale;
+};
+
+Result<W8A32Args> w8a32_args(KernelContext& ctx, std::span<EValue* const> args) {
+  W8A32Args a{};
+  ETKIT_ASSIGN_OR_RETURN(a.input, tensor_arg(ctx, *args[0], "input"));
+  ETKIT_ASSIGN_OR_RETURN(a.weight, tensor_arg(ctx, *args[1], "weight"));
+  ETKIT_ASSIGN_OR_RETURN(a.w_scale, double_arg(ctx, *args[2], "w_scale"));
+  ETKIT_ASSIGN_OR_RETURN(a.bias, tensor_arg(ctx, *args[3], "bias"));
+  ETKIT_ASSIGN_OR_RETURN(a.b_scale, double_arg(ctx, *args[4], "b_scale"));
+  ETKIT_ASSIGN_OR_RETURN(a.out, tensor_arg(ctx, *args[5], "output"));
+  ETKIT_TRY(require_dtype(ctx, *a.input, "input", ScalarType::kFloat));
+  ETKIT_TRY(require_dtype(ctx, *a.weight, "weight", ScalarType::kChar));
+  ETKIT_TRY(require_dtype(ctx, *a.bias, "bias", ScalarType::kChar));
+  if (a.out->dtype() != ScalarType::kFloat) return ctx.fail("output must be FLOAT, not " + dtype_name(a.out->dtype()));
+  return a;
+}
+
 Status w8a32_linear_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[1], "weight"));
-  ETKIT_ASSIGN_OR_RETURN(double w_scale, double_arg(ctx, *args[2], "w_scale"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * bias, tensor_arg(ctx, *args[3], "bias"));
-  ETKIT_ASSIGN_OR_RETURN(double b_scale, double_arg(ctx, *args[4], "b_scale"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[5], "output"));
-  ETKIT_TRY(require_dtype(ctx, *input, "input", ScalarType::kFloat));
-  ETKIT_TRY(require_dtype(ctx, *weight, "weight", ScalarType::kChar));
-  ETKIT_TRY(require_dtype(ctx, *bias, "bias", ScalarType::kChar));
-  if (out->dtype() != ScalarType::kFloat) return ctx.fail("output must be FLOAT, not " + dtype_name(out->dtype()));
+  ETKIT_ASSIGN_OR_RETURN(W8A32Args a, w8a32_args(ctx, args));
+  Tensor *input = a.input, *weight = a.weight, *bias = a.bias, *out = a.out;
+  const double w_scale = a.w_scale, b_scale = a.b_scale;
   const size_t rank = input->dim();
   if (rank == 0) return ctx.fail("input must have at least one dimension");
   if (rank >= 2 && input->size(rank - 2) != 1) {
@@ -77,18 +91,10 @@ Status w8a32_linear_out(KernelContext& ctx, std::span<EValue* const> args) {
   return {};
 }
 
-// (input, weight, float w_scale, bias, float b_scale, output, ret)
 Status w8a32_conv_out(KernelContext& ctx, std::span<EValue* const> args) {
-  ETKIT_ASSIGN_OR_RETURN(Tensor * input, tensor_arg(ctx, *args[0], "input"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * weight, tensor_arg(ctx, *args[1], "weight"));
-  ETKIT_ASSIGN_OR_RETURN(double w_scale, double_arg(ctx, *args[2], "w_scale"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * bias, tensor_arg(ctx, *args[3], "bias"));
-  ETKIT_ASSIGN_OR_RETURN(double b_scale, double_arg(ctx, *args[4], "b_scale"));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[5], "output"));
-  ETKIT_TRY(require_dtype(ctx, *input, "input", ScalarType::kFloat));
-  ETKIT_TRY(require_dtype(ctx, *weight, "weight", ScalarType::kChar));
-  ETKIT_TRY(require_dtype(ctx, *bias, "bias", ScalarType::kChar));
-  if (out->dtype() != ScalarType::kFloat) return ctx.fail("output must be FLOAT, not " + dtype_name(out->dtype()));
+  ETKIT_ASSIGN_OR_RETURN(W8A32Args a, w8a32_args(ctx, args));
+  Tensor *input = a.input, *weight = a.weight, *bias = a.bias, *out = a.out;
+  const double w_scale = a.w_scale, b_scale = a.b_scale;
   if (input->dim() != 3) return ctx.fail("input must be [N, L, C], got " + input->shape_string());
   if (weight->dim() != 3) return ctx.fail("weight must be [3, OC, C], got " + weight->shape_string());
   const int64_t n = input->size(0), len = input->size(1), c = input->size(2);

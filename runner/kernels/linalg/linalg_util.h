@@ -22,6 +22,22 @@ inline std::string list_string(std::span<const int64_t> items) {
   return s + "]";
 }
 
+// normalized_shape of a layer or RMS norm: non-empty and equal to the
+// input's trailing dims.
+inline Status check_normalized_shape(KernelContext& ctx, const Tensor& input, std::span<const int64_t> normalized) {
+  if (normalized.empty()) return ctx.fail("normalized_shape must not be empty");
+  const size_t rank = input.dim();
+  bool matches = normalized.size() <= rank;
+  for (size_t d = 0; matches && d < normalized.size(); ++d) {
+    matches = input.size(rank - normalized.size() + d) == normalized[d];
+  }
+  if (!matches) {
+    return ctx.fail("normalized_shape " + list_string(normalized) + " does not match the trailing dimensions of input " +
+                    input.shape_string());
+  }
+  return {};
+}
+
 // "[0, 2, 3, 1]"
 inline std::string dim_order_string(const Tensor& t) {
   std::string s = "[";

@@ -323,15 +323,7 @@ Status native_layer_norm_out(KernelContext& ctx, std::span<EValue* const> args) 
   ETKIT_ASSIGN_OR_RETURN(Tensor * mean, tensor_arg(ctx, *args[6], "out1"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * rstd, tensor_arg(ctx, *args[7], "out2"));
   const size_t rank = input->dim();
-  if (normalized.empty()) return ctx.fail("normalized_shape must not be empty");
-  bool matches = normalized.size() <= rank;
-  for (size_t d = 0; matches && d < normalized.size(); ++d) {
-    matches = input->size(rank - normalized.size() + d) == normalized[d];
-  }
-  if (!matches) {
-    return ctx.fail("normalized_shape " + list_string(normalized) + " does not match the trailing dimensions of input " +
-                    input->shape_string());
-  }
+  ETKIT_TRY(check_normalized_shape(ctx, *input, normalized));
   ETKIT_TRY(check_float_dtype(ctx, *input, *out, "out0"));
   ETKIT_TRY(check_float_dtype(ctx, *input, *mean, "out1"));
   ETKIT_TRY(check_float_dtype(ctx, *input, *rstd, "out2"));
