@@ -353,3 +353,39 @@ TEST_CASE("cadence::quantized_softmax causal mask: row r attends to 0..pos + r",
   CHECK_THAT(etkit::test::error_message(softmax(h, x, 1, 1, h.tensor<int32_t>(ScalarType::kInt, {1}, {0}), 1.0, 7, 1.0 / 128, 0, out)),
              Catch::Contains("pos must be SHORT or LONG"));
 }
+
+TEST_CASE("cadence::quantized_mul.out and the _Scalar forms: tensor parameters and a number for Y", "[cadence]") {
+  KernelHarness h;
+  const size_t xs = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+  const size_t xz = h.tensor<int32_t>(ScalarType::kInt, {1}, {1});
+  // quantized_mul.out, as the per-tensor case above: X (scale 0.5, zp 1) [1, 2.5, 49.5, -50.5] times
+  // Y (scale 0.5, zp 2) [1.5, 1, 2.5, 2.5]: 1.5 -> 2, 2.5 -> 2, 123.75 -> 124, -126.25 -> -126; zp -5.
+  const size_t x = h.tensor<int8_t>(ScalarType::kChar, {4}, {3, 6, 100, -100});
+  const size_t y = h.tensor<int8_t>(ScalarType::kChar, {4}, {5, 4, 7, 7});
+  const size_t ys = h.tensor<float>(ScalarType::kFloat, {1}, {0.5f});
+  const size_t yz = h.tensor<int32_t>(ScalarType::kInt, {1}, {2});
+  const size_t out = h.out(ScalarType::kChar, {4});
+  REQUIRE(h.call("cadence::quantized_mul.out", {x, xs, xz, y, ys, yz, h.real(1.0), h.integer(-5), out, out}));
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{-3, -3, 119, -128});
+
+  // _Scalar: X [1, 2.5, 49.5, -50.5] plus 1.5: 2.5 -> 2, 4 -> 4, 51 -> 51, -49 -> -49, at out
+  // scale 1 and zero point 0; times 3 at out scale 2: 1.5 -> 2, 3.75 -> 4, 74.25 -> 74,
+  // -75.75 -> -76, plus zero point 10: 12, 14, 84, -66.
+  const size_t sum = h.out(ScalarType::kChar, {4});
+  REQUIRE(h.call("cadence::quantized_add_Scalar.out", {x, xs, xz, h.real(1.5), h.real(1.0), h.integer(0), sum, sum}));
+  CHECK(h.data<int8_t>(sum) == std::vector<int8_t>{2, 4, 51, -49});
+  const size_t prod = h.out(ScalarType::kChar, {4});
+  REQUIRE(h.call("cadence::quantized_mul_Scalar.out", {x, xs, xz, h.integer(3), h.real(2.0), h.integer(10), prod, prod}));
+  CHECK(h.data<int8_t>(prod) == std::vector<int8_t>{12, 14, 84, -66});
+  // uint8 saturates at 255: (200 - 0) * 1 + 100 = 300.
+  const size_t xu = h.tensor<uint8_t>(ScalarType::kByte, {2}, {200, 3});
+  const size_t one = h.tensor<float>(ScalarType::kFloat, {1}, {1.0f});
+  const size_t zero = h.tensor<int32_t>(ScalarType::kInt, {1}, {0});
+  const size_t ou = h.out(ScalarType::kByte, {2});
+  REQUIRE(h.call("cadence::quantized_add_Scalar.out", {xu, one, zero, h.integer(100), h.real(1.0), h.integer(0), ou, ou}));
+  CHECK(h.data<uint8_t>(ou) == std::vector<uint8_t>{255, 103});
+  // X and out must share a dtype.
+  CHECK(etkit::test::error_message(h.call("cadence::quantized_mul_Scalar.out",
+                                          {xu, one, zero, h.integer(2), h.real(1.0), h.integer(0), prod, prod})) ==
+        "cadence::quantized_mul_Scalar.out: X BYTE must have out's dtype CHAR");
+}

@@ -1,6 +1,7 @@
 // cadence:: elementwise operators as the Cadence backend's generic reference
-// kernels compute them: quantized_relu, quantized_add, quantized_mul and
-// requantize (.out with tensor parameters, .per_tensor_out with scalars).
+// kernels compute them: quantized_relu, quantized_add, quantized_mul (and
+// their _Scalar forms, X against a number) and requantize (.out with tensor
+// parameters, .per_tensor_out with scalars).
 //
 //  * quantized_relu: v = x > x_zero_point ? x - x_zero_point : 0, then
 //    out_zero_point + nearbyint(scale * v) with scale = out_multiplier *
@@ -142,7 +143,8 @@ Status binary_per_tensor_out(KernelContext& ctx, std::span<EValue* const> args) 
 
 // (X, Tensor X_scale, Tensor X_zero_point, Y, Tensor Y_scale, Tensor Y_zero_point,
 // float out_scale, int out_zero_point, out, ret)
-Status add_out(KernelContext& ctx, std::span<EValue* const> args) {
+template <BinaryOp kOp>
+Status binary_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * x, tensor_arg(ctx, *args[0], "X"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * xs, scalar_tensor_arg(ctx, *args[1], "X_scale", ScalarType::kFloat));
   ETKIT_ASSIGN_OR_RETURN(Tensor * xz, scalar_tensor_arg(ctx, *args[2], "X_zero_point", ScalarType::kInt));
@@ -154,7 +156,37 @@ Status add_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[8], "out"));
   const AddParams p{*xs->data_as<float>(), *xz->data_as<int32_t>(), *ys->data_as<float>(), *yz->data_as<int32_t>(),
                     narrow_float(out_scale), out_zp};
-  return binary(ctx, *x, *y, p, BinaryOp::kAdd, *out);
+  return binary(ctx, *x, *y, p, kOp, *out);
+}
+
+// (X, Tensor X_scale, Tensor X_zero_point, Scalar Y, float out_scale,
+// int out_zero_point, out, ret): X dequantized, Y as float, the sum
+// (product) quantized; out has X's shape.
+template <BinaryOp kOp>
+Status binary_scalar_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * x, tensor_arg(ctx, *args[0], "X"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * xs, scalar_tensor_arg(ctx, *args[1], "X_scale", ScalarType::kFloat));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * xz, scalar_tensor_arg(ctx, *args[2], "X_zero_point", ScalarType::kInt));
+  ETKIT_ASSIGN_OR_RETURN(const EValue* y_arg, scalar_arg(ctx, *args[3], "Y"));
+  ETKIT_ASSIGN_OR_RETURN(double out_scale, double_arg(ctx, *args[4], "out_scale"));
+  ETKIT_ASSIGN_OR_RETURN(int32_t out_zp, zero_point_arg(ctx, *args[5], "out_zero_point"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[6], "out"));
+  if (!is_8bit(out->dtype())) return ctx.fail("out must be CHAR or BYTE, not " + dtype_name(out->dtype()));
+  if (x->dtype() != out->dtype()) {
+    return ctx.fail("X " + dtype_name(x->dtype()) + " must have out's dtype " + dtype_name(out->dtype()));
+  }
+  const double y_value = y_arg->tag == Tag::kDouble ? y_arg->d : y_arg->tag == Tag::kInt ? double(y_arg->i) : double(y_arg->b);
+  const float y = float(y_value), x_scale = *xs->data_as<float>(), inv_out_scale = 1.0f / narrow_float(out_scale);
+  const int32_t x_zp = *xz->data_as<int32_t>();
+  ETKIT_TRY(resize_out(ctx, *out, x->sizes()));
+  const Range range = *dtype_range(out->dtype());
+  const Reader<int32_t> rx(*x);
+  const Writer<int64_t> write(*out);
+  for_each_element(*out, *x, [&](int64_t o, int64_t i) {
+    const float a = x_scale * float(wrap32(int64_t(rx(i)) - x_zp));
+    write(o, quantize_value(kOp == BinaryOp::kAdd ? a + y : a * y, inv_out_scale, out_zp, range));
+  });
+  return {};
 }
 
 // ---- requantize -----------------------------------------------------------
@@ -214,7 +246,10 @@ std::vector<KernelInfo> elementwise_kernels() {
   std::vector<KernelInfo> table{
       {"cadence::quantized_relu.out", relu_out, 7, {5}},
       {"cadence::quantized_relu.per_tensor_out", relu_per_tensor_out, 7, {5}},
-      {"cadence::quantized_add.out", add_out, 10, {8}},
+      {"cadence::quantized_add.out", binary_out<BinaryOp::kAdd>, 10, {8}},
+      {"cadence::quantized_mul.out", binary_out<BinaryOp::kMul>, 10, {8}},
+      {"cadence::quantized_add_Scalar.out", binary_scalar_out<BinaryOp::kAdd>, 8, {6}},
+      {"cadence::quantized_mul_Scalar.out", binary_scalar_out<BinaryOp::kMul>, 8, {6}},
       {"cadence::quantized_add.per_tensor_out", binary_per_tensor_out<BinaryOp::kAdd>, 10, {8}},
       {"cadence::quantized_mul.per_tensor_out", binary_per_tensor_out<BinaryOp::kMul>, 10, {8}},
       {"cadence::requantize.out", requantize_out, 8, {6}},
