@@ -40,6 +40,25 @@ std::unique_ptr<Loaded> load(pte::Program built, const KernelRegistry& kernels) 
   return out;
 }
 
+// The program loaded with the portable kernels, or null after marking the
+// benchmark skipped.
+std::unique_ptr<Loaded> load_or_skip(benchmark::State& state, pte::ProgramBuilder& b) {
+  try {
+    return load(b.build(), portable_kernel_registry());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return nullptr;
+  }
+}
+
+// The timed loop: one execution per iteration.
+void execute_each_iteration(benchmark::State& state, LoadedMethod& method) {
+  for (auto _ : state) {
+    Status s = execute(method);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+}
+
 const KernelRegistry& registry_with_noop() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
@@ -113,20 +132,12 @@ void BM_Matmul512(benchmark::State& state) {
   m.kernel_call("aten::mm", "out", {a, w, out, out});
   m.set_inputs({a});
   m.set_outputs({out});
-  std::unique_ptr<Loaded> loaded;
-  try {
-    loaded = load(b.build(), portable_kernel_registry());
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const auto loaded = load_or_skip(state, b);
+  if (!loaded) return;
   const auto x = demo::weights(size_t(n) * n, 3, 1.0f);
   (void)loaded->method->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{n, n},
                                          ByteSpan(reinterpret_cast<const uint8_t*>(x.data()), x.size() * 4));
-  for (auto _ : state) {
-    Status s = execute(*loaded->method);
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  execute_each_iteration(state, *loaded->method);
   set_gflops(state, 2.0 * n * n * n);
 }
 BENCHMARK(BM_Matmul512)->Unit(benchmark::kMillisecond);
@@ -153,17 +164,9 @@ void BM_LeNetConvolutions(benchmark::State& state) {
   conv(p, w2, b2, y);  // p: a 14x14 input like LeNet's second convolution sees
   m.set_inputs({x});
   m.set_outputs({y});
-  std::unique_ptr<Loaded> loaded;
-  try {
-    loaded = load(b.build(), portable_kernel_registry());
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  for (auto _ : state) {
-    Status s = execute(*loaded->method);
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  const auto loaded = load_or_skip(state, b);
+  if (!loaded) return;
+  execute_each_iteration(state, *loaded->method);
   // 2 * out elements * (cin * k * k) multiply-adds per convolution.
   set_gflops(state, 2.0 * (6 * 28 * 28 * 1 * 25) + 2.0 * (16 * 10 * 10 * 6 * 25));
 }
@@ -203,20 +206,12 @@ void run_conv(benchmark::State& state, const ConvCase& c) {
                  m.add_bool(c.transposed), m.add_int_list({0, 0}), m.add_int(c.groups), y, y});
   m.set_inputs({x});
   m.set_outputs({y});
-  std::unique_ptr<Loaded> loaded;
-  try {
-    loaded = load(b.build(), portable_kernel_registry());
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const auto loaded = load_or_skip(state, b);
+  if (!loaded) return;
   const auto in = demo::weights(size_t(c.cin) * size_t(c.h) * size_t(c.w), 3, 1.0f);
   (void)loaded->method->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, c.cin, c.h, c.w},
                                          ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
-  for (auto _ : state) {
-    Status s = execute(*loaded->method);
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  execute_each_iteration(state, *loaded->method);
   // 2 multiply-adds' flops per (output element, input channel of its group,
   // tap); for a transposed convolution the same count is taken over the
   // input: every input element meets Cout/groups * k * k weights.
@@ -347,13 +342,8 @@ void BM_Elementwise(benchmark::State& state, Elem op, std::vector<int32_t> shape
     }
     m.set_inputs({a});
     m.set_outputs({out});
-    std::unique_ptr<Loaded> loaded;
-    try {
-      loaded = load(b.build(), portable_kernel_registry());
-    } catch (const std::exception& e) {
-      state.SkipWithError(e.what());
-      return;
-    }
+    const auto loaded = load_or_skip(state, b);
+    if (!loaded) return;
     Status s = loaded->method->set_input_tensor(0, ScalarType::kFloat, shape,
                                                 ByteSpan(reinterpret_cast<const uint8_t*>(input.data()), input.size() * 4));
     if (s) s = execute(*loaded->method);  // faults in the arena's pages

@@ -10,6 +10,8 @@
 namespace etkit::rt::kernels::math {
 namespace {
 
+// Softmax or log-softmax along `dim`, computed in CT (out has self's dtype).
+// Softmax computes each exp once and keeps it in out until the sum is known.
 template <typename CT>
 void softmax_lines(const Tensor& self, Tensor& out, size_t dim, bool log) {
   if (self.numel() == 0) return;
@@ -23,6 +25,7 @@ void softmax_lines(const Tensor& self, Tensor& out, size_t dim, bool log) {
   const StrideTable<2> strides = {strides_of(self), strides_of(out)};
   const Reader<CT> read(self);
   const Writer<CT> write(out);
+  CT* const keep = log ? nullptr : out.data_as<CT>();
   strided_loop(lines, strides, [&](const std::array<int64_t, 2>& base) {
     CT max = read(base[0]);
     for (int64_t i = 1; i < n; ++i) {
@@ -30,45 +33,19 @@ void softmax_lines(const Tensor& self, Tensor& out, size_t dim, bool log) {
       if (std::isnan(v) || v > max) max = v;
     }
     CT sum = 0;
+    if (keep) {
+      CT* line = keep + base[1];
+      for (int64_t i = 0; i < n; ++i) {
+        const CT e = std::exp(read(base[0] + i * step_in) - max);
+        line[i * step_out] = e;
+        sum += e;
+      }
+      for (int64_t i = 0; i < n; ++i) line[i * step_out] /= sum;
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) sum += std::exp(read(base[0] + i * step_in) - max);
-    if (log) {
-      const CT log_sum = std::log(sum);
-      for (int64_t i = 0; i < n; ++i) write(base[1] + i * step_out, read(base[0] + i * step_in) - max - log_sum);
-    } else {
-      for (int64_t i = 0; i < n; ++i) write(base[1] + i * step_out, std::exp(read(base[0] + i * step_in) - max) / sum);
-    }
-  });
-}
-
-// softmax_lines for an out of dtype CT: each exp is computed once and kept
-// in out until the sum is known (the general loop computes it twice, as out
-// of another dtype would round it). Bit-identical to that loop.
-template <typename CT>
-void softmax_lines_in_place(const Tensor& self, Tensor& out, size_t dim) {
-  if (self.numel() == 0) return;
-  const bool scalar = self.dim() == 0;
-  const int64_t n = scalar ? 1 : self.size(dim);
-  const int64_t step_in = scalar ? 0 : self.strides()[dim];
-  const int64_t step_out = scalar ? 0 : out.strides()[dim];
-  Shape lines = shape_of(self.sizes());
-  if (!scalar) lines[dim] = 1;
-  const StrideTable<2> strides = {strides_of(self), strides_of(out)};
-  const Reader<CT> read(self);
-  CT* dst = out.data_as<CT>();
-  strided_loop(lines, strides, [&](const std::array<int64_t, 2>& base) {
-    CT max = read(base[0]);
-    for (int64_t i = 1; i < n; ++i) {
-      const CT v = read(base[0] + i * step_in);
-      if (std::isnan(v) || v > max) max = v;
-    }
-    CT* line = dst + base[1];
-    CT sum = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const CT e = std::exp(read(base[0] + i * step_in) - max);
-      line[i * step_out] = e;
-      sum += e;
-    }
-    for (int64_t i = 0; i < n; ++i) line[i * step_out] /= sum;
+    const CT log_sum = std::log(sum);
+    for (int64_t i = 0; i < n; ++i) write(base[1] + i * step_out, read(base[0] + i * step_in) - max - log_sum);
   });
 }
 
@@ -86,10 +63,7 @@ KernelFn softmax(bool log) {
     ETKIT_TRY(require_same_dtype(ctx, *self, *out));
     ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
     if (self->dtype() == ScalarType::kDouble) {
-      if (log) softmax_lines<double>(*self, *out, dim, log);
-      else softmax_lines_in_place<double>(*self, *out, dim);
-    } else if (!log && out->dtype() == ScalarType::kFloat) {
-      softmax_lines_in_place<float>(*self, *out, dim);
+      softmax_lines<double>(*self, *out, dim, log);
     } else {
       softmax_lines<float>(*self, *out, dim, log);
     }
