@@ -27,6 +27,17 @@ ScalarType signed_of_size(size_t bytes) {
 
 }  // namespace
 
+std::string dtype_name(ScalarType t) {
+  const auto name = scalar_type_name(int(t));
+  return name.empty() ? "dtype " + std::to_string(int(t)) : std::string(name);
+}
+
+std::string list_string(std::span<const int64_t> items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + std::to_string(items[i]);
+  return s + "]";
+}
+
 Result<ScalarType> promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   const int ca = category(a), cb = category(b);

@@ -71,6 +71,13 @@ inline Result<size_t> dim_arg(KernelContext& ctx, int64_t dim, size_t rank, std:
   return size_t(dim < 0 ? dim + r : dim);
 }
 
+// ---- Names for messages -----------------------------------------------------
+
+// "Float", or "dtype 42" for a code no ScalarType names.
+std::string dtype_name(ScalarType t);
+// "[1, 2, 3]"
+std::string list_string(std::span<const int64_t> items);
+
 // ---- Dtypes ----------------------------------------------------------------
 
 struct Half {  // IEEE binary16 storage

@@ -10,8 +10,6 @@
 
 namespace etkit::rt::kernels::cortex_m {
 
-inline std::string dtype_name(ScalarType t) { return std::string(scalar_type_name(int(t))); }
-
 inline Status check_dtype(KernelContext& ctx, const Tensor& t, ScalarType want, std::string_view what) {
   if (t.dtype() == want) return {};
   return ctx.fail(std::string(what) + " must be " + dtype_name(want) + ", not " + dtype_name(t.dtype()));

@@ -1,5 +1,5 @@
-// Small helpers shared by the linalg kernels: names for messages, resizing a
-// named out argument, and reading (height, width) pairs from int lists.
+// Small helpers shared by the linalg kernels: the normalized_shape check,
+// resizing a named out argument, and reading (height, width) pairs from int lists.
 #pragma once
 
 #include <cstdint>
@@ -9,18 +9,6 @@
 #include "runner/kernels/kernel_util.h"
 
 namespace etkit::rt::kernels::linalg {
-
-inline std::string dtype_name(ScalarType t) {
-  const auto name = scalar_type_name(int(t));
-  return name.empty() ? "dtype " + std::to_string(int(t)) : std::string(name);
-}
-
-// "[1, 2, 3]"
-inline std::string list_string(std::span<const int64_t> items) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + std::to_string(items[i]);
-  return s + "]";
-}
 
 // normalized_shape of a layer or RMS norm: non-empty and equal to the
 // input's trailing dims.

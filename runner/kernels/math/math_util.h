@@ -13,8 +13,6 @@
 
 namespace etkit::rt::kernels::math {
 
-inline std::string dtype_name(ScalarType t) { return std::string(scalar_type_name(int(t))); }
-
 // Reads elements of any dtype as CT (a plain load when the dtype is CT's).
 template <typename CT>
 class Reader {

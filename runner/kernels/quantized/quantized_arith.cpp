@@ -22,8 +22,6 @@
 namespace etkit::rt::kernels {
 namespace {
 
-using math::dtype_name;
-
 // The quant range of one operand of add: ExecuTorch insists on [0, 255].
 Status check_add_range(KernelContext& ctx, int64_t qmin, int64_t qmax, std::string_view which) {
   if (qmin >= 0 && qmax <= 255 && qmin <= qmax) return {};

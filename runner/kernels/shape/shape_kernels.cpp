@@ -24,14 +24,6 @@ std::vector<KernelInfo> shape_kernels() {
   return table;
 }
 
-std::string dtype_name(ScalarType t) { return std::string(scalar_type_name(int(t))); }
-
-std::string list_string(std::span<const int64_t> items) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + std::to_string(items[i]);
-  return s + "]";
-}
-
 Status check_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out) {
   if (self.dtype() != out.dtype()) {
     return ctx.fail("out has dtype " + dtype_name(out.dtype()) + ", expected " + dtype_name(self.dtype()));

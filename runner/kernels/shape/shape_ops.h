@@ -30,10 +30,6 @@ void add_select_dynamic_kernels(std::vector<KernelInfo>& table);  // nonzero, ma
 
 // ---- Helpers shared by the families (shape_kernels.cpp) --------------------
 
-std::string dtype_name(ScalarType t);
-// "[2, 3]"
-std::string list_string(std::span<const int64_t> items);
-
 // out must have self's dtype (the pure copies never convert).
 Status check_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out);
 
