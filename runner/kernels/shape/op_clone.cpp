@@ -1,5 +1,6 @@
-// Same-shape copies into out's own dim order: clone, the dim-order ops
-// (_clone_dim_order, _to_dim_order_copy), _to_copy, copy and copy_, and
+// Same-shape copies into out's own dim order: clone (and the Cadence flow's
+// contiguous), the dim-order ops (_clone_dim_order, _to_dim_order_copy),
+// _to_copy, copy and copy_, and
 // their relatives _empty_dim_order (a resize) and native_dropout (a copy
 // with a mask). The ones named "to" and copy/copy_ also convert dtypes. An NCHW input copied into a
 // channels-last out (dim order 0,2,3,1) is transposed in memory.
@@ -180,6 +181,8 @@ Status native_dropout_out(KernelContext& ctx, std::span<EValue* const> args) {
 
 void add_clone_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::clone.out", clone_out, 4, {2}});
+  // The Cadence flow's contiguous.out(self, memory_format, out): clone's arguments, clone's copy.
+  table.push_back({"aten::contiguous.out", clone_out, 4, {2}});
   table.push_back({"dim_order_ops::_clone_dim_order.out", dim_order_copy(false), 5, {3}});
   table.push_back({"dim_order_ops::_to_dim_order_copy.out", dim_order_copy(true), 5, {3}});
   table.push_back({"aten::_to_copy.out", to_copy_out, 5, {3}});
