@@ -120,13 +120,7 @@ Status copy_inplace(KernelContext& ctx, std::span<EValue* const> args) {
   (void)non_blocking;
   ETKIT_ASSIGN_OR_RETURN(View from, broadcast_src(ctx, *self, *src));
   if (src != self) ETKIT_TRY(copy_view(ctx, View::of(*self), from));
-  const EValue& ret = *args[3];
-  if (ret.tag == Tag::kTensor && ret.tensor != nullptr && ret.tensor != self && ret.tensor->data() != self->data()) {
-    ETKIT_TRY(check_same_dtype(ctx, *self, *ret.tensor));
-    ETKIT_TRY(resize_out(ctx, *ret.tensor, self->sizes()));
-    return copy_view(ctx, View::of(*ret.tensor), View::of(*self));
-  }
-  return {};
+  return copy_to_return_slot(ctx, *self, *args[3]);
 }
 
 // (int[] size, *, int[]? dim_order, out, ret): resizes out to `size`; the
