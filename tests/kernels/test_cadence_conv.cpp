@@ -410,6 +410,59 @@ TEST_CASE("cadence::quantized_conv1d ncl and nlc, depthwise too: the last list e
   CHECK(s.error().message == "cadence::quantized_conv1d_nlc.per_tensor_out: input must be [N, L, C], got [1, 1, 1, 4]");
 }
 
+TEST_CASE("cadence::quantized_conv1d ncl and nlc .out: tensor parameters, ties to even, saturation", "[cadence]") {
+  // input 3 5 7 9 with input_zero_point 1: 2 4 6 8. weight_zero_point [1, 100] and
+  // bias_scale [0.5, 8] are used by their first elements only: weights 2 1 -> 1 0
+  // (output channel 0) and 1 3 -> 0 2 (channel 1); bias 0 and 1. Kernel 2, stride 1:
+  //   channel 0: x[j]            = 2 4 6    -> * 0.5 = 1 2 3
+  //   channel 1: 1 + 2 x[j + 1]  = 9 13 17  -> * 0.5 = 4.5 6.5 8.5 -> 4 6 8 (ties to even)
+  // out_scale 1; out_zero_point 120 (int8): 121 122 123 and 124 126 128 -> 127 (saturated);
+  // out_zero_point 200 (uint8): 201 202 203 and 204 206 208.
+  KernelHarness h;
+  auto w_zp = h.tensor<int32_t>(ScalarType::kInt, {2}, {1, 100});
+  auto bias_scale = h.tensor<float>(ScalarType::kFloat, {2}, {0.5f, 8.f});
+  auto unused = h.tensor<int32_t>(ScalarType::kInt, {1}, {12345});
+  auto bias = h.tensor<int32_t>(ScalarType::kInt, {2}, {0, 1});
+  const auto call = [&](const std::string& op, size_t in, size_t w, int64_t out_zp, size_t out) {
+    return h.call(op, {in, w, bias, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.integer(1), h.integer(1), w_zp,
+                       bias_scale, h.real(1.0), h.integer(out_zp), unused, unused, out, out});
+  };
+  // NCL, int8: input [1, 1, 4], weight [OC, C, K] = [2, 1, 2], out [1, 2, 3].
+  auto in = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 4}, {3, 5, 7, 9});
+  auto w = h.tensor<int8_t>(ScalarType::kChar, {2, 1, 2}, {2, 1, 1, 3});
+  auto out = h.out(ScalarType::kChar, {1, 2, 3});
+  REQUIRE(call("cadence::quantized_conv1d_ncl.out", in, w, 120, out).ok());
+  CHECK(h.data<int8_t>(out) == std::vector<int8_t>{121, 122, 123, 124, 126, 127});
+  // NLC, uint8: input [1, 4, 1], weight [OC, K, C] = [2, 2, 1] (the same bytes with one
+  // channel), out [1, 3, 2] with the channels innermost.
+  auto in_u = h.tensor<uint8_t>(ScalarType::kByte, {1, 4, 1}, {3, 5, 7, 9});
+  auto w_u = h.tensor<uint8_t>(ScalarType::kByte, {2, 2, 1}, {2, 1, 1, 3});
+  auto out_u = h.out(ScalarType::kByte, {1, 3, 2});
+  REQUIRE(call("cadence::quantized_conv1d_nlc.out", in_u, w_u, 200, out_u).ok());
+  CHECK(h.data<uint8_t>(out_u) == std::vector<uint8_t>{201, 204, 202, 206, 203, 208});
+
+  // The tensor parameters are checked by name.
+  auto empty = h.tensor<int32_t>(ScalarType::kInt, {0}, {});
+  auto s = h.call("cadence::quantized_conv1d_ncl.out",
+                  {in, w, bias, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.integer(1), h.integer(1), empty,
+                   bias_scale, h.real(1.0), h.integer(0), unused, unused, out, out});
+  CHECK(etkit::test::error_message(s) == "cadence::quantized_conv1d_ncl.out: weight_zero_point must not be empty");
+  s = h.call("cadence::quantized_conv1d_nlc.out",
+             {in_u, w_u, bias, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.integer(1), h.integer(1), w_zp, w_zp,
+              h.real(1.0), h.integer(0), unused, unused, out_u, out_u});
+  CHECK(etkit::test::error_message(s) == "cadence::quantized_conv1d_nlc.out: bias_scale must be FLOAT, not INT");
+  s = h.call("cadence::quantized_conv1d_ncl.out",
+             {in, w, bias, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.integer(1), h.integer(1), w_zp,
+              bias_scale, h.real(1.0), h.integer(0), h.integer(0), unused, out, out});
+  CHECK(etkit::test::error_message(s).starts_with("cadence::quantized_conv1d_ncl.out: out_multiplier must be a tensor"));
+  // The layout is the op's: a [N, C, L] op refuses a 4-D input.
+  auto in4 = h.tensor<int8_t>(ScalarType::kChar, {1, 1, 1, 4}, {3, 5, 7, 9});
+  s = h.call("cadence::quantized_conv1d_ncl.out",
+             {in4, w, bias, h.int_list({1}), h.int_list({0}), h.int_list({1}), h.integer(1), h.integer(1), w_zp,
+              bias_scale, h.real(1.0), h.integer(0), unused, unused, out, out});
+  CHECK(etkit::test::error_message(s) == "cadence::quantized_conv1d_ncl.out: input must be [N, C, L], got [1, 1, 1, 4]");
+}
+
 namespace {
 
 // im2row in NCHW index arithmetic: out[n][oy * OW + ox][(c * KH + ky) * KW + kx].

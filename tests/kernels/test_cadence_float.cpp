@@ -1,6 +1,6 @@
 // The Cadence AOT flow's float helpers: _softmax_f32_f32, rope (both pair
-// layouts), sdpa_bitwise_mask_gen, aten::rms_norm.out and the no-op copies,
-// with values worked by hand or by a plain double loop here.
+// layouts), sdpa_bitwise_mask_gen, aten::rms_norm.out, the no-op copies and
+// slice_scatter_, with values worked by hand or by a plain double loop here.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -159,6 +159,30 @@ TEST_CASE("aten::_cat_nop, _select_copy_nop and _slice_copy_nop copy as cat, sel
   const size_t mid = h.out(ScalarType::kFloat, {2});
   REQUIRE(h.call("aten::_slice_copy_nop.Tensor_out", {v, h.integer(0), h.integer(1), h.integer(3), h.integer(1), mid, mid}));
   CHECK(h.data<float>(mid) == std::vector<float>{2, 3});
+}
+
+TEST_CASE("cadence::slice_scatter_ writes src into self's window in place", "[cadence]") {
+  KernelHarness h;
+  // self [2, 5] = 0..9; columns 1 and 3 (start 1, end None, step 2) of both rows get 70 71 / 80 81.
+  const size_t self = h.tensor<int32_t>(ScalarType::kInt, {2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const size_t src = h.tensor<int32_t>(ScalarType::kInt, {2, 2}, {70, 71, 80, 81});
+  REQUIRE(h.call("cadence::slice_scatter_", {self, src, h.integer(-1), h.integer(1), h.none(), h.integer(2), self}));
+  CHECK(h.data<int32_t>(self) == std::vector<int32_t>{0, 70, 2, 71, 4, 5, 80, 7, 81, 9});
+  // A return slot with memory of its own receives the result as well.
+  const size_t ret = h.out(ScalarType::kInt, {2, 5});
+  const size_t one = h.tensor<int32_t>(ScalarType::kInt, {1, 5}, {-1, -2, -3, -4, -5});
+  REQUIRE(h.call("cadence::slice_scatter_", {self, one, h.integer(0), h.integer(-1), h.integer(100), h.integer(1), ret}));
+  const std::vector<int32_t> want{0, 70, 2, 71, 4, -1, -2, -3, -4, -5};
+  CHECK(h.data<int32_t>(self) == want);
+  CHECK(h.data<int32_t>(ret) == want);
+  // src must have the window's shape and self's dtype; the step must be positive.
+  CHECK(error_message(h.call("cadence::slice_scatter_", {self, src, h.integer(1), h.none(), h.none(), h.integer(1), self})) ==
+        "cadence::slice_scatter_: src has shape [2, 2] but the window has shape [2, 5]");
+  const size_t f = h.tensor<float>(ScalarType::kFloat, {2, 2}, {1, 2, 3, 4});
+  CHECK(error_message(h.call("cadence::slice_scatter_", {self, f, h.integer(1), h.integer(0), h.integer(2), h.integer(1), self})) ==
+        "cadence::slice_scatter_: src has dtype FLOAT, expected INT");
+  CHECK(error_message(h.call("cadence::slice_scatter_", {self, src, h.integer(1), h.none(), h.none(), h.integer(0), self})) ==
+        "cadence::slice_scatter_: step must be positive, got 0");
 }
 
 namespace {

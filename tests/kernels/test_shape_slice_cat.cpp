@@ -1,5 +1,6 @@
 // Windows along one dim and joins: select_copy, slice_copy, narrow_copy,
-// split_with_sizes_copy, split_copy, unbind_copy, cat, stack.
+// split_with_sizes_copy, split_copy, unbind_copy, chunk, tensor_split, cat,
+// stack; contiguous.
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;
@@ -150,6 +151,107 @@ TEST_CASE("split_with_sizes_copy, split_copy and unbind_copy", "[kernels][shape]
   CHECK(h.data<int8_t>(u2) == std::vector<int8_t>{2, 5});
   CHECK(failure(h, "aten::unbind_copy.int_out", {m, h.integer(0), us, us}) ==
         "aten::unbind_copy.int_out: out has 3 tensors for dimension 0 of size 2");
+}
+
+TEST_CASE("chunk.out: ceil-sized pieces, fewer than asked when they run out", "[kernels][shape][split]") {
+  KernelHarness h;
+  const std::string op = "aten::chunk.out";
+  // [7] in 3 chunks: pieces of ceil(7 / 3) = 3 -> [0,1,2], [3,4,5], [6].
+  auto x = h.tensor<int16_t>(ScalarType::kShort, {7}, {0, 1, 2, 3, 4, 5, 6});
+  auto p0 = h.out(ScalarType::kShort, {3});
+  auto p1 = h.out(ScalarType::kShort, {3});
+  auto p2 = h.out(ScalarType::kShort, {3}, true);
+  auto three = h.tensor_list({p0, p1, p2});
+  REQUIRE(h.call(op, {x, h.integer(3), h.integer(0), three, three}).ok());
+  CHECK(h.data<int16_t>(p0) == std::vector<int16_t>{0, 1, 2});
+  CHECK(h.data<int16_t>(p1) == std::vector<int16_t>{3, 4, 5});
+  CHECK(h.data<int16_t>(p2) == std::vector<int16_t>{6});
+  // [2, 6] in 4 chunks along dim -1: pieces of ceil(6 / 4) = 2, and 6 / 2 = 3 of them.
+  auto m = h.tensor<float>(ScalarType::kFloat, {2, 6}, {0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15});
+  auto q0 = h.out(ScalarType::kFloat, {2, 2});
+  auto q1 = h.out(ScalarType::kFloat, {2, 2});
+  auto q2 = h.out(ScalarType::kFloat, {2, 2});
+  auto qs = h.tensor_list({q0, q1, q2});
+  REQUIRE(h.call(op, {m, h.integer(4), h.integer(-1), qs, qs}).ok());
+  CHECK(h.data<float>(q0) == std::vector<float>{0, 1, 10, 11});
+  CHECK(h.data<float>(q1) == std::vector<float>{2, 3, 12, 13});
+  CHECK(h.data<float>(q2) == std::vector<float>{4, 5, 14, 15});
+  // A dimension of size 0 gives `chunks` empty pieces.
+  auto e = h.tensor<float>(ScalarType::kFloat, {0, 2}, {});
+  auto e0 = h.out(ScalarType::kFloat, {0, 2});
+  auto e1 = h.out(ScalarType::kFloat, {0, 2});
+  auto es = h.tensor_list({e0, e1});
+  REQUIRE(h.call(op, {e, h.integer(2), h.integer(0), es, es}).ok());
+  CHECK(h.sizes(e1) == std::vector<int32_t>{0, 2});
+
+  CHECK(failure(h, op, {x, h.integer(0), h.integer(0), three, three}) == "aten::chunk.out: chunks must be positive, got 0");
+  CHECK(failure(h, op, {m, h.integer(4), h.integer(2), qs, qs}) == "aten::chunk.out: dim 2 out of range for rank 2");
+  // [2, 6] in 4 chunks is 3 pieces, not 4.
+  auto q3 = h.out(ScalarType::kFloat, {2, 2});
+  auto four = h.tensor_list({q0, q1, q2, q3});
+  CHECK(failure(h, op, {m, h.integer(4), h.integer(1), four, four}) ==
+        "aten::chunk.out: out has 4 tensors for 3 chunks of dimension 1 (size 6)");
+  auto scalar = h.tensor<float>(ScalarType::kFloat, {}, {1});
+  CHECK(failure(h, op, {scalar, h.integer(1), h.integer(0), qs, qs}) == "aten::chunk.out: cannot chunk a 0-dim tensor");
+}
+
+TEST_CASE("tensor_split.sections_out: exactly `sections` pieces, the first ones longer", "[kernels][shape][split]") {
+  KernelHarness h;
+  const std::string op = "aten::tensor_split.sections_out";
+  // [3, 2] rows 0..2 (values 10r + c) split in 2 along dim 0: 3 = 2 + 1.
+  auto x = h.tensor<int32_t>(ScalarType::kInt, {3, 2}, {0, 1, 10, 11, 20, 21});
+  auto a = h.out(ScalarType::kInt, {2, 2});
+  auto b = h.out(ScalarType::kInt, {2, 2}, true);
+  auto ab = h.tensor_list({a, b});
+  REQUIRE(h.call(op, {x, h.integer(2), h.integer(0), ab, ab}).ok());
+  CHECK(h.data<int32_t>(a) == std::vector<int32_t>{0, 1, 10, 11});
+  CHECK(h.data<int32_t>(b) == std::vector<int32_t>{20, 21});
+  CHECK(h.sizes(b) == std::vector<int32_t>{1, 2});
+  // [2] in 4 sections: 1, 1, 0, 0 (where chunk would give two pieces).
+  auto v = h.tensor<int8_t>(ScalarType::kChar, {2}, {7, 9});
+  auto s0 = h.out(ScalarType::kChar, {1});
+  auto s1 = h.out(ScalarType::kChar, {1});
+  auto s2 = h.out(ScalarType::kChar, {0});
+  auto s3 = h.out(ScalarType::kChar, {0});
+  auto ss = h.tensor_list({s0, s1, s2, s3});
+  REQUIRE(h.call(op, {v, h.integer(4), h.integer(0), ss, ss}).ok());
+  CHECK(h.data<int8_t>(s0) == std::vector<int8_t>{7});
+  CHECK(h.data<int8_t>(s1) == std::vector<int8_t>{9});
+  CHECK(h.sizes(s3) == std::vector<int32_t>{0});
+  // 7 columns in 3 sections: 3, 2, 2.
+  auto w = h.tensor<int8_t>(ScalarType::kChar, {1, 7}, {1, 2, 3, 4, 5, 6, 7});
+  auto w0 = h.out(ScalarType::kChar, {1, 3});
+  auto w1 = h.out(ScalarType::kChar, {1, 2});
+  auto w2 = h.out(ScalarType::kChar, {1, 2});
+  auto ws = h.tensor_list({w0, w1, w2});
+  REQUIRE(h.call(op, {w, h.integer(3), h.integer(1), ws, ws}).ok());
+  CHECK(h.data<int8_t>(w0) == std::vector<int8_t>{1, 2, 3});
+  CHECK(h.data<int8_t>(w1) == std::vector<int8_t>{4, 5});
+  CHECK(h.data<int8_t>(w2) == std::vector<int8_t>{6, 7});
+
+  CHECK(failure(h, op, {x, h.integer(-1), h.integer(0), ab, ab}) ==
+        "aten::tensor_split.sections_out: sections must be positive, got -1");
+  CHECK(failure(h, op, {x, h.integer(3), h.integer(0), ab, ab}) ==
+        "aten::tensor_split.sections_out: out has 2 tensors for 3 sections");
+  CHECK(failure(h, op, {x, h.integer(2), h.integer(0), a, a}) ==
+        "aten::tensor_split.sections_out: out must be a tensor list, not Tensor");
+  auto wrong = h.out(ScalarType::kFloat, {1, 2});
+  auto mixed = h.tensor_list({a, wrong});
+  CHECK(failure(h, op, {x, h.integer(2), h.integer(0), mixed, mixed}) ==
+        "aten::tensor_split.sections_out: out[1] has dtype FLOAT, expected INT");
+}
+
+TEST_CASE("contiguous.out: a copy into out's dim order", "[kernels][shape][clone]") {
+  KernelHarness h;
+  // [2, 3] read from a column-major self, written row-major: the logical values in row order.
+  auto x = h.tensor<float>(ScalarType::kFloat, {2, 3}, {0, 3, 1, 4, 2, 5}, {1, 0});
+  auto out = h.out(ScalarType::kFloat, {2, 3});
+  REQUIRE(h.call("aten::contiguous.out", {x, h.integer(0), out, out}).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{0, 1, 2, 3, 4, 5});
+  CHECK(failure(h, "aten::contiguous.out", {x, h.integer(2), out, out}) ==
+        "aten::contiguous.out: memory_format 2 is not supported (only contiguous or preserve)");
+  auto wrong = h.out(ScalarType::kInt, {2, 3});
+  CHECK(failure(h, "aten::contiguous.out", {x, h.integer(0), wrong, wrong}) == "aten::contiguous.out: out has dtype INT, expected FLOAT");
 }
 
 TEST_CASE("cat skips [0] tensors, promotes dtypes, writes any layout", "[kernels][shape][cat]") {

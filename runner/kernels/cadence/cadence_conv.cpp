@@ -1,8 +1,9 @@
 // cadence:: convolutions and im2row as the Cadence backend's generic
 // reference kernels compute them: quantized_conv2d_{nchw,nhwc} (.out,
 // .per_tensor_out and the dtype-specialised, _dilated and _depthwise
-// overloads), quantized_conv2d_depthwise_nhwc, quantized_conv1d_{ncl,nlc},
-// quantized_depthwise_conv1d_{ncl,nlc}, im2row (.out, .per_tensor_out), and
+// overloads), quantized_conv2d_depthwise_nhwc, quantized_conv1d_{ncl,nlc}
+// (.out, .per_tensor_out), quantized_depthwise_conv1d_{ncl,nlc}, im2row
+// (.out, .per_tensor_out), and
 // transposed_convolution.out (float), quantized_transposed_conv.out and
 // transposed_im2row.out (registered by the AOT flow's ops_registrations.py,
 // in no functions*.yaml).
@@ -714,6 +715,8 @@ std::vector<KernelInfo> conv_kernels() {
   table.push_back({"cadence::quantized_conv2d_nchw.per_tensor_out", nchw, 16, {14}});
   table.push_back({"cadence::quantized_conv2d_nhwc.per_tensor_out", conv_per_tensor<kNhwc, 15>, 17, {15}});
   table.push_back({"cadence::quantized_conv2d_depthwise_nhwc.out", nhwc, 16, {14}});
+  table.push_back({"cadence::quantized_conv1d_ncl.out", conv_tensor_params<kNcl>, 16, {14}});
+  table.push_back({"cadence::quantized_conv1d_nlc.out", conv_tensor_params<kNlc>, 16, {14}});
   table.push_back({"cadence::quantized_conv1d_ncl.per_tensor_out", conv_per_tensor<kNcl, 14>, 16, {14}});
   table.push_back({"cadence::quantized_conv1d_nlc.per_tensor_out", conv_per_tensor<kNlc, 15>, 17, {15}});
   table.push_back({"cadence::quantized_depthwise_conv1d_ncl.per_tensor_out", conv_per_tensor<kNcl, 14>, 16, {14}});

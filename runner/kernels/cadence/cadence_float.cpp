@@ -15,6 +15,8 @@
 //  * aten::_cat_nop, _select_copy_nop, _slice_copy_nop: on the device these
 //    alias memory the planner already arranged; on the host they are the
 //    copies cat, select_copy and slice_copy compute.
+//  * cadence::slice_scatter_: slice_scatter in place (self's window
+//    overwritten with src), as ref_implementations.py defines it.
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -234,6 +236,8 @@ std::vector<KernelInfo> float_kernels() {
   table.push_back(alias_of(shape, "aten::cat.out", "aten::_cat_nop.out"));
   table.push_back(alias_of(shape, "aten::select_copy.int_out", "aten::_select_copy_nop.int_out"));
   table.push_back(alias_of(shape, "aten::slice_copy.Tensor_out", "aten::_slice_copy_nop.Tensor_out"));
+  // In place: the flow's out-variant pass keeps it (to_out_var_pass.py), so programs call it as is.
+  table.push_back({"cadence::slice_scatter_", slice_scatter_in_place, 7, {0}});
   return table;
 }
 

@@ -6,7 +6,8 @@
 // files beside this one; the flow's float helpers (softmax, rope, rms_norm,
 // the mask packer and the no-op copies) in cadence_float.cpp; the float
 // convolutions and fully_connected in cadence_float_conv.cpp; the int8-weight
-// float-activation (w8a32) linear, conv and GRU in cadence_w8a32.cpp.
+// float-activation (w8a32) linear, conv and GRU in cadence_w8a32.cpp; the
+// ROI-align box records in cadence_roi_align.cpp.
 //
 // Arithmetic, matched step by step so that results are bit-exact:
 //  * quantize: inv_scale = float(1.0 / scale) (divided in double);
@@ -126,6 +127,7 @@ std::vector<KernelInfo> cadence_kernels() {
   for (auto& k : cadence::float_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::float_conv_kernels()) table.push_back(std::move(k));
   for (auto& k : cadence::w8a32_kernels()) table.push_back(std::move(k));
+  for (auto& k : cadence::roi_align_kernels()) table.push_back(std::move(k));
   return table;
 }
 

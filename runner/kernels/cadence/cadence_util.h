@@ -108,5 +108,6 @@ std::vector<KernelInfo> conv_kernels();         // cadence_conv.cpp
 std::vector<KernelInfo> float_kernels();        // cadence_float.cpp
 std::vector<KernelInfo> float_conv_kernels();   // cadence_float_conv.cpp
 std::vector<KernelInfo> w8a32_kernels();        // cadence_w8a32.cpp
+std::vector<KernelInfo> roi_align_kernels();    // cadence_roi_align.cpp
 
 }  // namespace etkit::rt::kernels::cadence

@@ -1,5 +1,6 @@
-// Same-shape copies into out's own dim order: clone, the dim-order ops
-// (_clone_dim_order, _to_dim_order_copy), _to_copy, copy and copy_, and
+// Same-shape copies into out's own dim order: clone (and the Cadence flow's
+// contiguous), the dim-order ops (_clone_dim_order, _to_dim_order_copy),
+// _to_copy, copy and copy_, and
 // their relatives _empty_dim_order (a resize) and native_dropout (a copy
 // with a mask). The ones named "to" and copy/copy_ also convert dtypes. An NCHW input copied into a
 // channels-last out (dim order 0,2,3,1) is transposed in memory.
@@ -119,13 +120,7 @@ Status copy_inplace(KernelContext& ctx, std::span<EValue* const> args) {
   (void)non_blocking;
   ETKIT_ASSIGN_OR_RETURN(View from, broadcast_src(ctx, *self, *src));
   if (src != self) ETKIT_TRY(copy_view(ctx, View::of(*self), from));
-  const EValue& ret = *args[3];
-  if (ret.tag == Tag::kTensor && ret.tensor != nullptr && ret.tensor != self && ret.tensor->data() != self->data()) {
-    ETKIT_TRY(check_same_dtype(ctx, *self, *ret.tensor));
-    ETKIT_TRY(resize_out(ctx, *ret.tensor, self->sizes()));
-    return copy_view(ctx, View::of(*ret.tensor), View::of(*self));
-  }
-  return {};
+  return copy_to_return_slot(ctx, *self, *args[3]);
 }
 
 // (int[] size, *, int[]? dim_order, out, ret): resizes out to `size`; the
@@ -180,6 +175,8 @@ Status native_dropout_out(KernelContext& ctx, std::span<EValue* const> args) {
 
 void add_clone_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::clone.out", clone_out, 4, {2}});
+  // The Cadence flow's contiguous.out(self, memory_format, out): clone's arguments, clone's copy.
+  table.push_back({"aten::contiguous.out", clone_out, 4, {2}});
   table.push_back({"dim_order_ops::_clone_dim_order.out", dim_order_copy(false), 5, {3}});
   table.push_back({"dim_order_ops::_to_dim_order_copy.out", dim_order_copy(true), 5, {3}});
   table.push_back({"aten::_to_copy.out", to_copy_out, 5, {3}});

@@ -452,13 +452,7 @@ Status index_put_inplace(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * values, tensor_arg(ctx, *args[2], "values"));
   ETKIT_ASSIGN_OR_RETURN(bool accumulate, bool_arg(ctx, *args[3], "accumulate"));
   ETKIT_TRY(put_indexed(ctx, *self, indices, *values, accumulate, *self));
-  const EValue& ret = *args[4];
-  if (ret.tag == Tag::kTensor && ret.tensor != nullptr && ret.tensor != self && ret.tensor->data() != self->data()) {
-    ETKIT_TRY(check_same_dtype(ctx, *self, *ret.tensor));
-    ETKIT_TRY(resize_out(ctx, *ret.tensor, self->sizes()));
-    return copy_view(ctx, View::of(*ret.tensor), View::of(*self));
-  }
-  return {};
+  return copy_to_return_slot(ctx, *self, *args[4]);
 }
 
 // (self, mask, source, out, ret): self and the BOOL mask broadcast to

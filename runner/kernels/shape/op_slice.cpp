@@ -1,7 +1,8 @@
 // Windows along one dim: select_copy (one index, the dim goes), slice_copy
 // (Python slicing with clamped bounds and a positive step), narrow_copy;
 // and their inverses select_scatter / slice_scatter (out = self with the
-// window replaced by src).
+// window replaced by src), and slice_scatter in place (the Cadence flow's
+// cadence::slice_scatter_, registered with the cadence kernels).
 #include <algorithm>
 
 #include "runner/kernels/shape/shape_ops.h"
@@ -76,21 +77,26 @@ Status slice_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
 // Scatters: out = self, then src (of the window's shape and self's dtype)
 // is copied into the same window of out. `window_of` maps a view of self's
 // shape (self's, then out's) to the window.
-template <typename WindowOf>
-Status scatter_window(KernelContext& ctx, const Tensor& self, const Tensor& src, Tensor& out, WindowOf window_of) {
-  ETKIT_TRY(check_same_dtype(ctx, self, out));
+// src must fill `target`, a window of self: self's dtype, the window's shape.
+Status check_scatter_source(KernelContext& ctx, const Tensor& self, const Tensor& src, const View& target) {
   if (src.dtype() != self.dtype()) {
     return ctx.fail("src has dtype " + dtype_name(src.dtype()) + ", expected " + dtype_name(self.dtype()));
   }
-  const View target = window_of(View::of(self));
   const View from = View::of(src);
   if (from.rank() != target.rank() || !std::equal(from.sizes.begin(), from.sizes.end(), target.sizes.begin())) {
     return ctx.fail("src has shape " + src.shape_string() + " but the window has shape " + list_string(target.sizes));
   }
+  return {};
+}
+
+template <typename WindowOf>
+Status scatter_window(KernelContext& ctx, const Tensor& self, const Tensor& src, Tensor& out, WindowOf window_of) {
+  ETKIT_TRY(check_same_dtype(ctx, self, out));
+  ETKIT_TRY(check_scatter_source(ctx, self, src, window_of(View::of(self))));
   ETKIT_TRY(resize_out(ctx, out, self.sizes()));
   const View whole = View::of(out);
   ETKIT_TRY(copy_view(ctx, whole, View::of(self)));
-  return copy_view(ctx, window_of(whole), from);
+  return copy_view(ctx, window_of(whole), View::of(src));
 }
 
 // (self, src, dim, start?, end?, step, out, ret)
@@ -101,6 +107,23 @@ Status slice_scatter_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(SliceSpec spec, slice_spec(ctx, *self, *args[2], *args[3], *args[4], *args[5]));
   return scatter_window(ctx, *self, *src, *out, [&](const View& v) { return slice_of(v, spec); });
 }
+
+}  // namespace
+
+// (self, src, dim, start?, end?, step, ret): the window of self is
+// overwritten with src in place, the rest left as it is; a return slot
+// holding another tensor receives a copy.
+Status slice_scatter_in_place(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * src, tensor_arg(ctx, *args[1], "src"));
+  ETKIT_ASSIGN_OR_RETURN(SliceSpec spec, slice_spec(ctx, *self, *args[2], *args[3], *args[4], *args[5]));
+  const View target = slice_of(View::of(*self), spec);
+  ETKIT_TRY(check_scatter_source(ctx, *self, *src, target));
+  ETKIT_TRY(copy_view(ctx, target, View::of(*src)));
+  return copy_to_return_slot(ctx, *self, *args[6]);
+}
+
+namespace {
 
 // (self, src, dim, index, out, ret): a negative index counts from the end.
 Status select_scatter_out(KernelContext& ctx, std::span<EValue* const> args) {

@@ -1,6 +1,9 @@
 // Multi-output splits along one dim, into a TensorList `out` (the trailing
 // return slot repeats that list and is not read): split_with_sizes_copy,
-// split_copy, unbind_copy. Every out is resized before any is written.
+// split_copy, unbind_copy, and the Cadence flow's chunk and tensor_split
+// (sections). Every out is resized before any is written.
+#include <algorithm>
+
 #include "runner/kernels/shape/shape_ops.h"
 
 namespace etkit::rt::kernels {
@@ -78,6 +81,47 @@ Status split_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
                     [&](size_t i) { return std::min(split_size, n - int64_t(i) * split_size); });
 }
 
+// (self, chunks, dim, out[], ret[]), torch.chunk: pieces of ceil(size /
+// chunks), the last one smaller, so there may be fewer than `chunks` of them
+// (size 6 in 4 chunks: 2, 2, 2); a dimension of size 0 gives `chunks` empty
+// pieces. Registered by the Cadence AOT flow (ops_registrations.py).
+Status chunk_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t chunks, int_arg(ctx, *args[1], "chunks"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t dim_value, int_arg(ctx, *args[2], "dim"));
+  ETKIT_ASSIGN_OR_RETURN(auto outs, tensor_list_arg(ctx, *args[3], "out"));
+  if (self->dim() == 0) return ctx.fail("cannot chunk a 0-dim tensor");
+  ETKIT_ASSIGN_OR_RETURN(size_t dim, dim_arg(ctx, dim_value, self->dim()));
+  if (chunks < 1) return ctx.fail("chunks must be positive, got " + std::to_string(chunks));
+  const int64_t n = self->size(dim);
+  const int64_t piece = n / chunks + (n % chunks != 0);
+  const int64_t pieces = n == 0 ? chunks : (n + piece - 1) / piece;
+  if (int64_t(outs.size()) != pieces) {
+    return ctx.fail("out has " + std::to_string(outs.size()) + " tensors for " + std::to_string(pieces) +
+                    " chunks of dimension " + std::to_string(dim) + " (size " + std::to_string(n) + ")");
+  }
+  return split_into(ctx, *self, dim, outs, false, [&](size_t i) { return std::min(piece, n - int64_t(i) * piece); });
+}
+
+// (self, sections, dim, out[], ret[]), torch.tensor_split with a number of
+// sections: exactly `sections` pieces, the first size % sections of them
+// one longer (size 2 in 4 sections: 1, 1, 0, 0). Registered by the Cadence
+// AOT flow.
+Status tensor_split_sections_out(KernelContext& ctx, std::span<EValue* const> args) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t sections, int_arg(ctx, *args[1], "sections"));
+  ETKIT_ASSIGN_OR_RETURN(int64_t dim_value, int_arg(ctx, *args[2], "dim"));
+  ETKIT_ASSIGN_OR_RETURN(auto outs, tensor_list_arg(ctx, *args[3], "out"));
+  if (self->dim() == 0) return ctx.fail("cannot split a 0-dim tensor");
+  ETKIT_ASSIGN_OR_RETURN(size_t dim, dim_arg(ctx, dim_value, self->dim()));
+  if (sections < 1) return ctx.fail("sections must be positive, got " + std::to_string(sections));
+  if (int64_t(outs.size()) != sections) {
+    return ctx.fail("out has " + std::to_string(outs.size()) + " tensors for " + std::to_string(sections) + " sections");
+  }
+  const int64_t n = self->size(dim), base = n / sections, longer = n % sections;
+  return split_into(ctx, *self, dim, outs, false, [&](size_t i) { return base + (int64_t(i) < longer); });
+}
+
 // (self, dim, out[], ret[]): one out per index along dim, without dim.
 Status unbind_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
@@ -98,6 +142,8 @@ void add_split_kernels(std::vector<KernelInfo>& table) {
   table.push_back({"aten::split_with_sizes_copy.out", split_with_sizes_copy_out, 5, {3}});
   table.push_back({"aten::split_copy.Tensor_out", split_copy_out, 5, {3}});
   table.push_back({"aten::unbind_copy.int_out", unbind_copy_out, 4, {2}});
+  table.push_back({"aten::chunk.out", chunk_out, 5, {3}});
+  table.push_back({"aten::tensor_split.sections_out", tensor_split_sections_out, 5, {3}});
 }
 
 }  // namespace etkit::rt::kernels

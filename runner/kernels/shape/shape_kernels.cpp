@@ -51,6 +51,13 @@ Status check_memory_format(KernelContext& ctx, const EValue& v) {
   return {};
 }
 
+Status copy_to_return_slot(KernelContext& ctx, const Tensor& self, const EValue& ret) {
+  if (ret.tag != Tag::kTensor || ret.tensor == nullptr || ret.tensor == &self || ret.tensor->data() == self.data()) return {};
+  ETKIT_TRY(check_same_dtype(ctx, self, *ret.tensor));
+  ETKIT_TRY(resize_out(ctx, *ret.tensor, self.sizes()));
+  return copy_view(ctx, View::of(*ret.tensor), View::of(self));
+}
+
 Status check_index_dtype(KernelContext& ctx, const Tensor& index, std::string_view what) {
   if (index.dtype() != ScalarType::kLong && index.dtype() != ScalarType::kInt) {
     return ctx.fail(std::string(what) + " must be int64 or int32, not " + dtype_name(index.dtype()));

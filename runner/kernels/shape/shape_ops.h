@@ -40,6 +40,14 @@ Result<std::span<Tensor* const>> tensor_list_arg(KernelContext& ctx, const EValu
 // (preserve_format). Either way the kernel writes out's own dim order.
 Status check_memory_format(KernelContext& ctx, const EValue& v);
 
+// The end of an in-place kernel: a return slot holding a tensor other than
+// self (the planner gave the result its own memory) receives a copy of self.
+Status copy_to_return_slot(KernelContext& ctx, const Tensor& self, const EValue& ret);
+
+// slice_scatter in place: (self, src, dim, start?, end?, step, ret), self's
+// window overwritten with src (op_slice.cpp; the Cadence flow's slice_scatter_).
+Status slice_scatter_in_place(KernelContext& ctx, std::span<EValue* const> args);
+
 // Index tensors are int64 or int32.
 Status check_index_dtype(KernelContext& ctx, const Tensor& index, std::string_view what);
 inline int64_t load_index(const Tensor& index, int64_t offset) {
