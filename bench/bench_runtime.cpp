@@ -224,6 +224,9 @@ void run_conv(benchmark::State& state, const ConvCase& c) {
 // LeNet's first and second convolutions separately (5x5, no padding).
 void BM_ConvLeNet1(benchmark::State& s) { run_conv(s, {1, 32, 32, 6, 5, 1, 0, 1, false, true}); }
 void BM_ConvLeNet2(benchmark::State& s) { run_conv(s, {6, 14, 14, 16, 5, 1, 0, 1, false, true}); }
+// simpletm's second convolution (wild/pte/simpletm_model.pte, there an
+// XNNPACK node): 3x3, 1022x1022x8 -> 1020x1020x16, no padding.
+void BM_ConvSimpletm3x3(benchmark::State& s) { run_conv(s, {8, 1022, 1022, 16, 3, 1, 0, 1, false, true}); }
 // MobileNet's stem: 3x3 stride 2, 224x224x3 -> 112x112x32.
 void BM_ConvStem3x3s2(benchmark::State& s) { run_conv(s, {3, 224, 224, 32, 3, 2, 1, 1, false, true}); }
 // A 3x3 layer at 28x28, 64 -> 64 channels.
@@ -237,6 +240,7 @@ void BM_Depthwise3x3s2_112x112x32(benchmark::State& s) { run_conv(s, {32, 112, 1
 void BM_ConvTransposed4x4s2(benchmark::State& s) { run_conv(s, {64, 16, 16, 32, 4, 2, 1, 1, true, true}); }
 BENCHMARK(BM_ConvLeNet1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ConvLeNet2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvSimpletm3x3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvStem3x3s2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv3x3_28x28x64)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv1x1_56x56x24to144)->Unit(benchmark::kMicrosecond);
