@@ -3,7 +3,8 @@
 // OHWI ([groups * group_output_channels, kh, kw, group_input_channels]),
 // depthwise filters [1, kh, kw, channels * multiplier], fully connected
 // filters [output, input] (or [input, output] with kTransposeWeights).
-// fp32 runs through the runner's blocked GEMM; quantized filters are
+// fp32 runs through the runner's blocked GEMM (convolutions with one group
+// and at most 32 output channels through its direct kernel); quantized filters are
 // dequantized once per call into float (their scales per channel or per
 // block), and dynamically quantized inputs (qdint8) are quantized per row
 // as XNNPACK does before the product.

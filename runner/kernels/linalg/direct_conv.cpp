@@ -16,9 +16,9 @@ namespace {
 
 // Per-thread buffers, grown once: the packed filter, the padded bias, the
 // in-place and gathered offset tables, the gathered patches, and pixel rows
-// on their way to channel planes.
+// on their way to channel planes, and a padded band of input rows.
 struct Scratch {
-  std::vector<float> packed, bias, gathered, rows;
+  std::vector<float> packed, bias, gathered, rows, band;
   std::vector<int64_t> offsets, identity;
 };
 
@@ -69,6 +69,66 @@ void gather_patch(const DirectConv& g, const float* in, int64_t oy, int64_t ox, 
       }
     }
   }
+}
+
+// Whether a zero-padded copy of the input stays within a few times what the
+// input and output hold (computed in double: a hostile window's extents
+// can be near 2^62).
+bool padded_copy_fits(const DirectConv& g) {
+  const double rows = double(g.oh - 1) * double(g.sh) + double(g.kh - 1) * double(g.dh) + 1;
+  const double cols = double(g.ow - 1) * double(g.sw) + double(g.kw - 1) * double(g.dw) + 1;
+  return rows * cols <= 4.0 * (double(g.h) * double(g.w) + double(g.oh) * double(g.ow)) + 4096.0;
+}
+
+// Output rows per padded band: its copy holds about kBandFloats floats (1
+// MiB, within L2) but at least one output row's windows.
+int64_t band_output_rows(const DirectConv& g) {
+  constexpr int64_t kBandFloats = int64_t(1) << 18;
+  const int64_t cols = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  const int64_t rows = std::max<int64_t>(1, kBandFloats / std::max<int64_t>(1, g.cin * cols));
+  const int64_t extra = (g.kh - 1) * g.dh;
+  return rows <= extra ? 1 : (rows - extra - 1) / g.sh + 1;
+}
+
+// Copies the input rows that output rows [oy0, oy1) read into s.band, zero
+// where they lie in the padding, in the input's own channel order (planes
+// for OIHW filters, interleaved channels for OHWI ones, so offsets stay
+// short); returns the geometry of that band: no padding, every window
+// inside.
+DirectConv padded_band(const DirectConv& g, const float* in, int64_t oy0, int64_t oy1, Scratch& s) {
+  DirectConv b = g;
+  b.oh = oy1 - oy0;
+  b.h = (b.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  b.w = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  b.ph = 0;
+  b.pw = 0;
+  if (g.channels_innermost) {
+    b.in_c = 1;
+    b.in_x = g.cin;
+    b.in_y = b.w * g.cin;
+  } else {
+    b.in_x = 1;
+    b.in_y = b.w;
+    b.in_c = b.h * b.w;
+  }
+  s.band.assign(size_t(g.cin * b.h * b.w), 0.0f);
+  // Band column x holds input column x - pw: inside the input for [x_lo, x_hi).
+  const int64_t x_lo = std::min(b.w, g.pw), x_hi = std::max(x_lo, std::min(b.w, g.w + g.pw));
+  for (int64_t r = 0; r < b.h; ++r) {
+    const int64_t y = oy0 * g.sh - g.ph + r;
+    if (y < 0 || y >= g.h || x_hi == x_lo) continue;
+    const float* row = in + y * g.in_y + (x_lo - g.pw) * g.in_x;
+    for (int64_t c = 0; c < g.cin; ++c) {
+      float* dst = s.band.data() + c * b.in_c + r * b.in_y + x_lo * b.in_x;
+      const float* src = row + c * g.in_c;
+      if (b.in_x == 1 && g.in_x == 1) {
+        std::memcpy(dst, src, size_t(x_hi - x_lo) * sizeof(float));
+      } else {
+        for (int64_t x = 0; x < x_hi - x_lo; ++x) dst[x * b.in_x] = src[x * g.in_x];
+      }
+    }
+  }
+  return b;
 }
 
 // Each copy of the loops gets the vector operations of its instruction

@@ -3,7 +3,8 @@
 // lowered to GEMM: the weight as a [Cout/groups, Cin/groups*kH*kW] matrix
 // times the im2col matrix of the input (skipped for 1x1 kernels, whose input
 // already is that matrix); convolutions with one input channel per group
-// (depthwise, single-channel images) run directly. Other real
+// (depthwise, single-channel images) run directly, and so do those with one
+// group and at most 32 output channels (direct_conv.h). Other real
 // dtypes run a plain loop. Inputs and weights may have any dim order (read
 // through strides); out may be contiguous or channels-last, in which case
 // the GEMM computes the transposed product straight into it.
