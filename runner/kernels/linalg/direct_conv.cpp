@@ -80,6 +80,28 @@ bool padded_copy_fits(const DirectConv& g) {
   return rows * cols <= 4.0 * (double(g.h) * double(g.w) + double(g.oh) * double(g.ow)) + 4096.0;
 }
 
+// Whether padded bands cost less than gathering the patches of the tiles
+// whose windows reach into the padding. Tiles run along rows of `tile`
+// pixels, so a row with border columns gathers about two tiles, a row with
+// its windows in the top or bottom padding all of its pixels; a gathered
+// value (bounds-checked, one at a time) counts as two copied ones. Large
+// images with a thin border (the 224x224 stem: 4% of its pixels) gather;
+// small ones (LeNet's 14x14 with padding 2: all of them) copy.
+bool prefer_bands(const DirectConv& g, int64_t tile) {
+  auto inside = [](int64_t o, int64_t stride, int64_t pad, int64_t span, int64_t in) {
+    const int64_t first = o * stride - pad;
+    return first >= 0 && first + span < in;
+  };
+  int64_t rows_inside = 0, cols_inside = 0;
+  for (int64_t oy = 0; oy < g.oh; ++oy) rows_inside += inside(oy, g.sh, g.ph, (g.kh - 1) * g.dh, g.h);
+  for (int64_t ox = 0; ox < g.ow; ++ox) cols_inside += inside(ox, g.sw, g.pw, (g.kw - 1) * g.dw, g.w);
+  const double per_row = cols_inside == g.ow ? 0.0 : double(std::min(g.ow, 2 * tile));
+  const double gathered = double(g.oh - rows_inside) * double(g.ow) + double(rows_inside) * per_row;
+  const double band_rows = double(g.oh - 1) * double(g.sh) + double(g.kh - 1) * double(g.dh) + 1;
+  const double band_cols = double(g.ow - 1) * double(g.sw) + double(g.kw - 1) * double(g.dw) + 1;
+  return 2.0 * gathered * double(g.cin * g.kh * g.kw) > double(g.cin) * band_rows * band_cols;
+}
+
 // Output rows per padded band: its copy holds about kBandFloats floats (1
 // MiB, within L2) but at least one output row's windows.
 int64_t band_output_rows(const DirectConv& g) {
@@ -118,6 +140,11 @@ DirectConv padded_band(const DirectConv& g, const float* in, int64_t oy0, int64_
     const int64_t y = oy0 * g.sh - g.ph + r;
     if (y < 0 || y >= g.h || x_hi == x_lo) continue;
     const float* row = in + y * g.in_y + (x_lo - g.pw) * g.in_x;
+    if (g.channels_innermost && g.in_c == 1 && g.in_x == g.cin) {
+      // An NHWC row: one run of interleaved channels.
+      std::memcpy(s.band.data() + r * b.in_y + x_lo * b.in_x, row, size_t((x_hi - x_lo) * g.cin) * sizeof(float));
+      continue;
+    }
     for (int64_t c = 0; c < g.cin; ++c) {
       float* dst = s.band.data() + c * b.in_c + r * b.in_y + x_lo * b.in_x;
       const float* src = row + c * g.in_c;
