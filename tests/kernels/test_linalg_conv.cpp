@@ -339,10 +339,12 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {2, 7, 6, 5, 13, 2, 2, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},
       {2, 3, 1, 23, 9, 1, 4, 1, 2, 0, 1, 1, 1, 1, true, true, false, false},
       // Padding: from zero-padded bands of input rows (three bands here;
-      // rows wholly in the padding), or, when padding dwarfs the input,
-      // from gathered patches of the border tiles.
+      // rows wholly in the padding), or from gathered patches of the border
+      // tiles when the border is thin (a stem-like 120x120 stride 2) or the
+      // padding dwarfs the input.
       {1, 64, 64, 130, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, true, false, false, false},
       {1, 3, 6, 7, 5, 3, 3, 1, 1, 4, 3, 1, 1, 1, true, false, true, true},
+      {1, 3, 120, 120, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
       {1, 2, 5, 6, 3, 3, 3, 1, 1, 1000000, 1000000, 1000000, 1000000, 1, true, false, false, false},
       // Few output channels but two groups, and 33 channels: im2col + GEMM.
       {1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, true, false, false, false},

@@ -171,9 +171,10 @@ TEST_CASE("xnnpack: fp32 convolutions match the direct definitions across parame
       {conv, 1, 9, 13, 1, 7, 6, 5, 3, 1, 2, 1, 2, 2, 1, 0, 3, false, true},
       {conv, 1, 7, 7, 1, 4, 13, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, true, false},
       {conv, 1, 8, 9, 1, 3, 32, 3, 3, 1, 1, 2, 1, 2, 2, 2, 2, true, false},
-      // Padded bands of input rows (three here), and padding that dwarfs
-      // the input (border patches gathered).
+      // Padded bands of input rows (three here); border patches gathered
+      // on a stem-like 120x120 stride 2 and where padding dwarfs the input.
       {conv, 1, 64, 130, 1, 64, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},
+      {conv, 1, 120, 120, 1, 3, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},
       {conv, 1, 5, 6, 1, 2, 3, 3, 3, 1, 1, 1000, 1000, 1000, 1000, 1000, 1000, true, false},
       // Depthwise: channels 37 and 45 leave 5 after the 32- and 8-wide blocks; 5 is scalar only.
       {dw, 1, 13, 15, 37, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false},
