@@ -4,10 +4,10 @@
 // depthwise filters [1, kh, kw, channels * multiplier], fully connected
 // filters [output, input] (or [input, output] with kTransposeWeights).
 // fp32 runs through the runner's blocked GEMM (convolutions with one group
-// and at most 32 output channels through its direct kernel); quantized filters are
-// dequantized once per call into float (their scales per channel or per
-// block), and dynamically quantized inputs (qdint8) are quantized per row
-// as XNNPACK does before the product.
+// and at most 32 output channels through its direct kernel); quantized
+// filters are dequantized once per call into float (their scales per
+// channel or per block), and dynamically quantized inputs (qdint8) are
+// quantized per row as XNNPACK does before the product.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -237,13 +237,13 @@ Status convolution(NodeCall& call) {
   const size_t pixels = s.oh * s.ow;
   if (groups == 1 && gout <= size_t(kernels::linalg::kDirectConvMaxOutputChannels) && !pointwise) {
     // Few output channels: the direct kernel reads the input in place and
-    // adds bias and clamp itself (its tables and packed filter: patch x 48 floats at most).
-    ETKIT_TRY(call.runtime.check_scratch(uint64_t(patch) * 48 * sizeof(float)));
+    // adds bias and clamp itself.
     const xnn::Window& win = node.window;
     const kernels::linalg::DirectConv d{int64_t(s.ih), int64_t(s.iw), int64_t(s.oh), int64_t(s.ow), win.kernel_h,
                                         win.kernel_w, win.stride_h, win.stride_w, win.pad_top, win.pad_left,
                                         win.dilation_h, win.dilation_w, int64_t(gin), int64_t(gout), 1,
                                         int64_t(s.iw * s.ic), int64_t(s.ic), true};
+    ETKIT_TRY(call.runtime.check_scratch(uint64_t(kernels::linalg::direct_conv_scratch_bytes(d))));
     const bool clamp = node.has_output_min_max && !(std::isinf(node.output_min) && std::isinf(node.output_max));
     for (size_t img = 0; img < s.n; ++img) {
       kernels::linalg::direct_conv(d, a + img * s.ih * s.iw * s.ic, wf, bias, clamp, node.output_min, node.output_max,

@@ -253,6 +253,19 @@ struct Ops {
 
 }  // namespace
 
+int64_t direct_conv_scratch_bytes(const DirectConv& g) {
+  const int64_t patch = g.cin * g.kh * g.kw;
+  // Packed filter (32 lanes at most), gathered patches (6 tiles at most),
+  // the two offset tables, the rows buffer.
+  int64_t floats = patch * (kDirectConvMaxOutputChannels + 6) + patch * 4 + 240 * kDirectConvMaxOutputChannels;
+  if ((g.ph != 0 || g.pw != 0) && padded_copy_fits(g)) {
+    const int64_t band_oh = std::min(g.oh, band_output_rows(g));
+    const int64_t rows = (band_oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+    floats += g.cin * rows * ((g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1);
+  }
+  return floats * int64_t(sizeof(float));
+}
+
 void direct_conv(const DirectConv& g, const float* in, const float* filter, const float* bias, bool clamp, float lo,
                  float hi, float* out, int64_t out_pixel, int64_t out_channel) {
   thread_local Scratch scratch;

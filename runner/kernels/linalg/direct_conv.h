@@ -34,4 +34,7 @@ struct DirectConv {
 void direct_conv(const DirectConv& g, const float* in, const float* filter, const float* bias, bool clamp, float lo,
                  float hi, float* out, int64_t out_pixel, int64_t out_channel);
 
+// An upper bound on the per-thread scratch direct_conv(g, ...) grows.
+int64_t direct_conv_scratch_bytes(const DirectConv& g);
+
 }  // namespace etkit::rt::kernels::linalg
