@@ -224,6 +224,14 @@ void run_conv(benchmark::State& state, const ConvCase& c) {
 // LeNet's first and second convolutions separately (5x5, no padding).
 void BM_ConvLeNet1(benchmark::State& s) { run_conv(s, {1, 32, 32, 6, 5, 1, 0, 1, false, true}); }
 void BM_ConvLeNet2(benchmark::State& s) { run_conv(s, {6, 14, 14, 16, 5, 1, 0, 1, false, true}); }
+// LeNet's second convolution with padding 2 ("same" output, 14x14): a
+// third of the output pixels have windows in the padding.
+void BM_ConvLeNet2Pad2(benchmark::State& s) { run_conv(s, {6, 14, 14, 16, 5, 1, 2, 1, false, true}); }
+// Few output channels after a deep patch: 256 -> 32, 3x3, 14x14.
+void BM_Conv3x3_14x14x256to32(benchmark::State& s) { run_conv(s, {256, 14, 14, 32, 3, 1, 1, 1, false, true}); }
+// simpletm's second convolution (wild/pte/simpletm_model.pte, there an
+// XNNPACK node): 3x3, 1022x1022x8 -> 1020x1020x16, no padding.
+void BM_ConvSimpletm3x3(benchmark::State& s) { run_conv(s, {8, 1022, 1022, 16, 3, 1, 0, 1, false, true}); }
 // MobileNet's stem: 3x3 stride 2, 224x224x3 -> 112x112x32.
 void BM_ConvStem3x3s2(benchmark::State& s) { run_conv(s, {3, 224, 224, 32, 3, 2, 1, 1, false, true}); }
 // A 3x3 layer at 28x28, 64 -> 64 channels.
@@ -237,6 +245,9 @@ void BM_Depthwise3x3s2_112x112x32(benchmark::State& s) { run_conv(s, {32, 112, 1
 void BM_ConvTransposed4x4s2(benchmark::State& s) { run_conv(s, {64, 16, 16, 32, 4, 2, 1, 1, true, true}); }
 BENCHMARK(BM_ConvLeNet1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ConvLeNet2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvLeNet2Pad2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvSimpletm3x3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Conv3x3_14x14x256to32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ConvStem3x3s2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv3x3_28x28x64)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv1x1_56x56x24to144)->Unit(benchmark::kMicrosecond);

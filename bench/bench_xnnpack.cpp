@@ -119,6 +119,12 @@ void BM_Conv3x3(benchmark::State& state) {
   auto b = make(conv_node(T::kConv2d, 3, 1, 1, 1, 64, 64), {1, 28, 28, 64}, {1, 28, 28, 64}, {{64, 3, 3, 64}});
   run(state, *b, 2.0 * 28 * 28 * 64 * 64 * 9);
 }
+// simpletm's second convolution (wild/pte/simpletm_model.pte): 3x3,
+// 1022x1022x8 -> 1020x1020x16, no padding.
+void BM_Conv3x3Simpletm(benchmark::State& state) {
+  auto b = make(conv_node(T::kConv2d, 3, 1, 0, 1, 8, 16), {1, 1022, 1022, 8}, {1, 1020, 1020, 16}, {{16, 3, 3, 8}});
+  run(state, *b, 2.0 * 1020 * 1020 * 16 * 72);
+}
 // Depthwise 3x3 56x56x144.
 void BM_Depthwise3x3(benchmark::State& state) {
   auto b = make(conv_node(T::kDepthwiseConv2d, 3, 1, 1, 144, 1, 1), {1, 56, 56, 144}, {1, 56, 56, 144}, {{1, 3, 3, 144}});
@@ -281,6 +287,7 @@ BENCHMARK(BM_FullyConnected)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv1x1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv3x3Stem)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Conv3x3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Conv3x3Simpletm)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Depthwise3x3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Depthwise3x3s2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ConvTranspose4x4s2)->Unit(benchmark::kMicrosecond);

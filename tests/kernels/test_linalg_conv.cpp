@@ -2,6 +2,7 @@
 // six-loop reference written here (stride, padding, dilation, groups, bias,
 // 1-D, batches, channels-last input and out), and every error message.
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "runner/kernels/linalg/copy_stride2.h"
@@ -279,9 +280,10 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       // vectors) and 15.
       {1, 1, 32, 32, 6, 5, 5, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},
       {2, 1, 12, 30, 4, 3, 3, 2, 1, 1, 2, 1, 2, 1, false, false, false, true},
-      // Stride-2 im2col rows long enough for its vector copy (21 and 25 wide).
-      {1, 3, 9, 41, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
-      {1, 2, 7, 50, 4, 3, 3, 1, 2, 0, 2, 1, 2, 1, false, false, false, false},
+      // Stride-2 im2col rows long enough for its vector copy (21 and 25
+      // wide); more than 32 output channels, so im2col + GEMM.
+      {1, 3, 9, 41, 36, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 2, 7, 50, 34, 3, 3, 1, 2, 0, 2, 1, 2, 1, false, false, false, false},
       // Depthwise rows long enough for the vector loops, with odd tails:
       // widths 45 (32 + 8 + 5), 38 and 41 under stride, padding, dilation.
       {1, 5, 9, 45, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5, true, false, false, false},
@@ -320,10 +322,52 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
       {1, 3, 11, 36, 3, 3, 3, 1, 1, 2, 2, 1, 1, 3, true, false, false, false},
       {1, 3, 5, 3, 3, 3, 3, 1, 1, 2, 2, 1, 1, 3, true, false, false, false},
       // im2col beyond its 4 Mi-float budget (144 x 32400), done in row chunks
-      {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
-      {1, 16, 180, 180, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
+      {1, 16, 180, 180, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 16, 180, 180, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, true, true},
+      // At most 32 output channels and one group: the direct kernel
+      // (direct_conv.h). LeNet's second layer (100 pixels: tiles of 6 and a
+      // short last one); simpletm's 8 -> 16 3x3 with NHWC input and out;
+      // channel counts that leave padding lanes in the last vector (6, 13,
+      // 20, 27) or fill them (32); padding (border tiles gathered),
+      // asymmetric windows, stride 2, dilation, 1-D, batches.
+      {1, 6, 14, 14, 16, 5, 5, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},
+      {2, 8, 12, 19, 16, 3, 3, 1, 1, 0, 0, 1, 1, 1, true, false, true, true},
+      {1, 5, 9, 11, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, false, false, false, false},
+      {1, 3, 13, 10, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 4, 11, 9, 32, 3, 3, 1, 2, 2, 1, 2, 1, 1, true, false, false, true},
+      {1, 2, 10, 13, 27, 5, 3, 2, 1, 0, 2, 1, 2, 1, true, false, true, false},
+      {2, 7, 6, 5, 13, 2, 2, 1, 1, 0, 0, 1, 1, 1, true, false, false, false},
+      {2, 3, 1, 23, 9, 1, 4, 1, 2, 0, 1, 1, 1, 1, true, true, false, false},
+      // Padding: from zero-padded bands of input rows (three bands here;
+      // rows wholly in the padding), or from gathered patches of the border
+      // tiles when the border is thin (a stem-like 120x120 stride 2) or the
+      // padding dwarfs the input.
+      {1, 64, 64, 130, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 3, 6, 7, 5, 3, 3, 1, 1, 4, 3, 1, 1, 1, true, false, true, true},
+      {1, 3, 120, 120, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, true, false, false, false},
+      {1, 2, 5, 6, 3, 3, 3, 1, 1, 1000000, 1000000, 1000000, 1000000, 1, true, false, false, false},
+      // Few output channels but two groups, and 33 channels: im2col + GEMM.
+      {1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, true, false, false, false},
+      {1, 4, 7, 7, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, false, false, false},
   };
   for (const auto& c : cases) run_case(c);
+}
+
+TEST_CASE("convolution.out with few output channels gives the same bits on every call", "[kernels][linalg][conv]") {
+  // LeNet's second layer, padded so some tiles read the input in place and
+  // others gathered patches.
+  const auto x = random_floats(6 * 14 * 14, 31), w = random_floats(16 * 6 * 25, 32), b = random_floats(16, 33);
+  KernelHarness h;
+  const size_t in = h.tensor<float>(ScalarType::kFloat, {1, 6, 14, 14}, x);
+  const size_t wt = h.tensor<float>(ScalarType::kFloat, {16, 6, 5, 5}, w);
+  const size_t bias = h.tensor<float>(ScalarType::kFloat, {16}, b);
+  const size_t out = h.out(ScalarType::kFloat, {1, 16, 12, 12});
+  REQUIRE(conv2d(h, in, wt, bias, {1, 1}, {1, 1}, {1, 1}, 1, out).ok());
+  const auto first = h.data<float>(out);
+  REQUIRE(conv2d(h, in, wt, bias, {1, 1}, {1, 1}, {1, 1}, 1, out).ok());
+  const auto second = h.data<float>(out);
+  REQUIRE(first.size() == second.size());
+  CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("convolution.out errors name the problem", "[kernels][linalg][conv]") {

@@ -160,6 +160,22 @@ TEST_CASE("xnnpack: fp32 convolutions match the direct definitions across parame
       {conv, 2, 9, 11, 1, 3, 5, 3, 3, 1, 1, 1, 1, 0, 2, 1, 1, false, true},
       {conv, 1, 10, 9, 2, 3, 4, 3, 2, 1, 2, 2, 1, 1, 0, 2, 1, true, false},
       {conv, 1, 8, 8, 1, 4, 6, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, true, true},
+      // More than 32 output channels: im2col + GEMM (the stem's contiguous kernel rows).
+      {conv, 1, 17, 19, 1, 3, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false},
+      {conv, 1, 9, 8, 1, 4, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},
+      // At most 32 output channels, one group: the direct kernel. simpletm's
+      // 8 -> 16 3x3; 20 channels at stride 2 with padding and clamp; 6, 13
+      // and 32 channels with dilation and asymmetric windows.
+      {conv, 1, 12, 19, 1, 8, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, true, false},
+      {conv, 2, 11, 10, 1, 5, 20, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, true, true},
+      {conv, 1, 9, 13, 1, 7, 6, 5, 3, 1, 2, 1, 2, 2, 1, 0, 3, false, true},
+      {conv, 1, 7, 7, 1, 4, 13, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, true, false},
+      {conv, 1, 8, 9, 1, 3, 32, 3, 3, 1, 1, 2, 1, 2, 2, 2, 2, true, false},
+      // Padded bands of input rows (three here); border patches gathered
+      // on a stem-like 120x120 stride 2 and where padding dwarfs the input.
+      {conv, 1, 64, 130, 1, 64, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},
+      {conv, 1, 120, 120, 1, 3, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},
+      {conv, 1, 5, 6, 1, 2, 3, 3, 3, 1, 1, 1000, 1000, 1000, 1000, 1000, 1000, true, false},
       // Depthwise: channels 37 and 45 leave 5 after the 32- and 8-wide blocks; 5 is scalar only.
       {dw, 1, 13, 15, 37, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false},
       {dw, 2, 14, 11, 45, 1, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, true},

@@ -3,17 +3,20 @@
 // OHWI ([groups * group_output_channels, kh, kw, group_input_channels]),
 // depthwise filters [1, kh, kw, channels * multiplier], fully connected
 // filters [output, input] (or [input, output] with kTransposeWeights).
-// fp32 runs through the runner's blocked GEMM; quantized filters are
-// dequantized once per call into float (their scales per channel or per
-// block), and dynamically quantized inputs (qdint8) are quantized per row
-// as XNNPACK does before the product.
+// fp32 runs through the runner's blocked GEMM (convolutions with one group
+// and at most 32 output channels through its direct kernel); quantized
+// filters are dequantized once per call into float (their scales per
+// channel or per block), and dynamically quantized inputs (qdint8) are
+// quantized per row as XNNPACK does before the product.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "runner/backends/xnnpack/xnn_ops.h"
 #include "runner/backends/xnnpack/xnn_ops_table.h"
 #include "runner/kernels/linalg/depthwise.h"
+#include "runner/kernels/linalg/direct_conv.h"
 #include "runner/kernels/linalg/gemm.h"
 
 namespace etkit::rt::xnnpack {
@@ -232,6 +235,22 @@ Status convolution(NodeCall& call) {
   const bool pointwise = patch == gin && node.window.stride_h == 1 && node.window.stride_w == 1 &&
                          node.window.pad_top + node.window.pad_bottom + node.window.pad_left + node.window.pad_right == 0;
   const size_t pixels = s.oh * s.ow;
+  if (groups == 1 && gout <= size_t(kernels::linalg::kDirectConvMaxOutputChannels) && !pointwise) {
+    // Few output channels: the direct kernel reads the input in place and
+    // adds bias and clamp itself.
+    const xnn::Window& win = node.window;
+    const kernels::linalg::DirectConv d{int64_t(s.ih), int64_t(s.iw), int64_t(s.oh), int64_t(s.ow), win.kernel_h,
+                                        win.kernel_w, win.stride_h, win.stride_w, win.pad_top, win.pad_left,
+                                        win.dilation_h, win.dilation_w, int64_t(gin), int64_t(gout), 1,
+                                        int64_t(s.iw * s.ic), int64_t(s.ic), true};
+    ETKIT_TRY(call.runtime.check_scratch(uint64_t(kernels::linalg::direct_conv_scratch_bytes(d))));
+    const bool clamp = node.has_output_min_max && !(std::isinf(node.output_min) && std::isinf(node.output_max));
+    for (size_t img = 0; img < s.n; ++img) {
+      kernels::linalg::direct_conv(d, a + img * s.ih * s.iw * s.ic, wf, bias, clamp, node.output_min, node.output_max,
+                                   y + img * pixels * s.oc, int64_t(s.oc), 1);
+    }
+    return write_floats(out, y);
+  }
   // Patches in chunks of output rows so the scratch stays within ~16 MiB.
   const size_t rows_per_chunk = std::max<size_t>(1, (size_t(4) << 20) / std::max<size_t>(1, s.ow * patch));
   std::vector<float>& cols = call.runtime.scratch(4);

@@ -3,7 +3,8 @@
 // lowered to GEMM: the weight as a [Cout/groups, Cin/groups*kH*kW] matrix
 // times the im2col matrix of the input (skipped for 1x1 kernels, whose input
 // already is that matrix); convolutions with one input channel per group
-// (depthwise, single-channel images) run directly. Other real
+// (depthwise, single-channel images) run directly, and so do those with one
+// group and at most 32 output channels (direct_conv.h). Other real
 // dtypes run a plain loop. Inputs and weights may have any dim order (read
 // through strides); out may be contiguous or channels-last, in which case
 // the GEMM computes the transposed product straight into it.
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "runner/kernels/linalg/depthwise.h"
+#include "runner/kernels/linalg/direct_conv.h"
 #include "runner/kernels/linalg/gemm.h"
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/linalg/linalg_util.h"
@@ -169,6 +171,26 @@ void depthwise_channels_last(const ConvGeometry& g, const Tensor& input, const f
   }
 }
 
+// Few output channels (LeNet's 6 -> 16) run the direct kernel, which reads
+// the input in place.
+void conv_few_outputs(const ConvGeometry& g, const Tensor& input, const float* wmat, const Tensor* bias, Tensor& out,
+                      bool pixel_major_out) {
+  thread_local std::vector<float> bias_values;
+  const Strides4 is = strides4(input), os = strides4(out);
+  if (bias) {
+    bias_values.resize(size_t(g.cout));
+    for (int64_t c = 0; c < g.cout; ++c) bias_values[size_t(c)] = bias->data_as<float>()[c * bias->strides()[0]];
+  }
+  const DirectConv d{g.h,  g.w,   g.oh,  g.ow,  g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh,
+                     g.dw, g.cin, g.cout, is.c, is.y, is.x, false};
+  const float* in = input.data_as<float>();
+  float* o = out.data_as<float>();
+  for (int64_t n = 0; n < g.n; ++n) {
+    direct_conv(d, in + n * is.n, wmat, bias ? bias_values.data() : nullptr, false, 0.0f, 0.0f, o + n * os.n,
+                pixel_major_out ? g.cout : 1, pixel_major_out ? 1 : g.pixels());
+  }
+}
+
 void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight, const Tensor* bias, Tensor& out,
                 bool pixel_major_out) {
   thread_local std::vector<float> weight_scratch, columns;
@@ -190,6 +212,10 @@ void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight
   // provided its pixels are evenly spaced (contiguous or channels-last).
   const bool direct_input = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
                             (g.h == 1 || is.y == g.w * is.x);
+  if (g.groups == 1 && g.cout <= kDirectConvMaxOutputChannels && !direct_input) {
+    conv_few_outputs(g, input, wmat, bias, out, pixel_major_out);
+    return;
+  }
   const int64_t chunk = direct_input ? g.oh : chunk_rows(patch * g.ow, g.oh);
   if (!direct_input) columns.resize(size_t(patch * chunk * g.ow));
   const float* in = input.data_as<float>();

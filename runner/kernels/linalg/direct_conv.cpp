@@ -1,0 +1,282 @@
+#include "runner/kernels/linalg/direct_conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "runner/kernels/linalg/cpu.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ETKIT_DIRECT_CONV_X86 1
+#endif
+
+namespace etkit::rt::kernels::linalg {
+namespace {
+
+// Per-thread buffers, grown once: the packed filter, the padded bias, the
+// in-place and gathered offset tables, the gathered patches, and pixel rows
+// on their way to channel planes, and a padded band of input rows.
+struct Scratch {
+  std::vector<float> packed, bias, gathered, rows, band;
+  std::vector<int64_t> offsets, identity;
+};
+
+// offsets[t]: where tap t lies relative to a pixel's window origin in the
+// input, in the filter's order; identity[t] = t, for gathered patches.
+// When the window is wider or taller than the input no pixel reads in
+// place, and the offsets (which could then overflow) are not computed.
+void tap_offsets(const DirectConv& g, Scratch& s) {
+  const int64_t patch = g.cin * g.kh * g.kw;
+  s.offsets.resize(size_t(patch));
+  s.identity.resize(size_t(patch));
+  for (int64_t i = 0; i < patch; ++i) s.identity[size_t(i)] = i;
+  if ((g.kh - 1) * g.dh >= g.h || (g.kw - 1) * g.dw >= g.w) return;
+  int64_t t = 0;
+  if (g.channels_innermost) {
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        for (int64_t c = 0; c < g.cin; ++c) s.offsets[size_t(t++)] = c * g.in_c + ky * g.dh * g.in_y + kx * g.dw * g.in_x;
+      }
+    }
+  } else {
+    for (int64_t c = 0; c < g.cin; ++c) {
+      for (int64_t ky = 0; ky < g.kh; ++ky) {
+        for (int64_t kx = 0; kx < g.kw; ++kx) s.offsets[size_t(t++)] = c * g.in_c + ky * g.dh * g.in_y + kx * g.dw * g.in_x;
+      }
+    }
+  }
+}
+
+// The patch of output pixel (oy, ox) in the filter's order, zero where the
+// window lies in the padding.
+void gather_patch(const DirectConv& g, const float* in, int64_t oy, int64_t ox, float* dst) {
+  const int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+  auto value = [&](int64_t c, int64_t ky, int64_t kx) {
+    const int64_t y = y0 + ky * g.dh, x = x0 + kx * g.dw;
+    return y >= 0 && y < g.h && x >= 0 && x < g.w ? in[c * g.in_c + y * g.in_y + x * g.in_x] : 0.0f;
+  };
+  if (g.channels_innermost) {
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        for (int64_t c = 0; c < g.cin; ++c) *dst++ = value(c, ky, kx);
+      }
+    }
+  } else {
+    for (int64_t c = 0; c < g.cin; ++c) {
+      for (int64_t ky = 0; ky < g.kh; ++ky) {
+        for (int64_t kx = 0; kx < g.kw; ++kx) *dst++ = value(c, ky, kx);
+      }
+    }
+  }
+}
+
+// Whether a zero-padded copy of the input stays within a few times what the
+// input and output hold (computed in double: a hostile window's extents
+// can be near 2^62).
+bool padded_copy_fits(const DirectConv& g) {
+  const double rows = double(g.oh - 1) * double(g.sh) + double(g.kh - 1) * double(g.dh) + 1;
+  const double cols = double(g.ow - 1) * double(g.sw) + double(g.kw - 1) * double(g.dw) + 1;
+  return rows * cols <= 4.0 * (double(g.h) * double(g.w) + double(g.oh) * double(g.ow)) + 4096.0;
+}
+
+// Whether padded bands cost less than gathering the patches of the tiles
+// whose windows reach into the padding. Tiles run along rows of `tile`
+// pixels, so a row with border columns gathers about two tiles, a row with
+// its windows in the top or bottom padding all of its pixels; a gathered
+// value (bounds-checked, one at a time) counts as two copied ones. Large
+// images with a thin border (the 224x224 stem: 4% of its pixels) gather;
+// small ones (LeNet's 14x14 with padding 2: all of them) copy.
+bool prefer_bands(const DirectConv& g, int64_t tile) {
+  auto inside = [](int64_t o, int64_t stride, int64_t pad, int64_t span, int64_t in) {
+    const int64_t first = o * stride - pad;
+    return first >= 0 && first + span < in;
+  };
+  int64_t rows_inside = 0, cols_inside = 0;
+  for (int64_t oy = 0; oy < g.oh; ++oy) rows_inside += inside(oy, g.sh, g.ph, (g.kh - 1) * g.dh, g.h);
+  for (int64_t ox = 0; ox < g.ow; ++ox) cols_inside += inside(ox, g.sw, g.pw, (g.kw - 1) * g.dw, g.w);
+  const double per_row = cols_inside == g.ow ? 0.0 : double(std::min(g.ow, 2 * tile));
+  const double gathered = double(g.oh - rows_inside) * double(g.ow) + double(rows_inside) * per_row;
+  const double band_rows = double(g.oh - 1) * double(g.sh) + double(g.kh - 1) * double(g.dh) + 1;
+  const double band_cols = double(g.ow - 1) * double(g.sw) + double(g.kw - 1) * double(g.dw) + 1;
+  return 2.0 * gathered * double(g.cin * g.kh * g.kw) > double(g.cin) * band_rows * band_cols;
+}
+
+// Output rows per padded band: its copy holds about kBandFloats floats (1
+// MiB, within L2) but at least one output row's windows.
+int64_t band_output_rows(const DirectConv& g) {
+  constexpr int64_t kBandFloats = int64_t(1) << 18;
+  const int64_t cols = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  const int64_t rows = std::max<int64_t>(1, kBandFloats / std::max<int64_t>(1, g.cin * cols));
+  const int64_t extra = (g.kh - 1) * g.dh;
+  return rows <= extra ? 1 : (rows - extra - 1) / g.sh + 1;
+}
+
+// Copies the input rows that output rows [oy0, oy1) read into s.band, zero
+// where they lie in the padding, in the input's own channel order (planes
+// for OIHW filters, interleaved channels for OHWI ones, so offsets stay
+// short); returns the geometry of that band: no padding, every window
+// inside.
+DirectConv padded_band(const DirectConv& g, const float* in, int64_t oy0, int64_t oy1, Scratch& s) {
+  DirectConv b = g;
+  b.oh = oy1 - oy0;
+  b.h = (b.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  b.w = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  b.ph = 0;
+  b.pw = 0;
+  if (g.channels_innermost) {
+    b.in_c = 1;
+    b.in_x = g.cin;
+    b.in_y = b.w * g.cin;
+  } else {
+    b.in_x = 1;
+    b.in_y = b.w;
+    b.in_c = b.h * b.w;
+  }
+  s.band.assign(size_t(g.cin * b.h * b.w), 0.0f);
+  // Band column x holds input column x - pw: inside the input for [x_lo, x_hi).
+  const int64_t x_lo = std::min(b.w, g.pw), x_hi = std::max(x_lo, std::min(b.w, g.w + g.pw));
+  for (int64_t r = 0; r < b.h; ++r) {
+    const int64_t y = oy0 * g.sh - g.ph + r;
+    if (y < 0 || y >= g.h || x_hi == x_lo) continue;
+    const float* row = in + y * g.in_y + (x_lo - g.pw) * g.in_x;
+    if (g.channels_innermost && g.in_c == 1 && g.in_x == g.cin) {
+      // An NHWC row: one run of interleaved channels.
+      std::memcpy(s.band.data() + r * b.in_y + x_lo * b.in_x, row, size_t((x_hi - x_lo) * g.cin) * sizeof(float));
+      continue;
+    }
+    for (int64_t c = 0; c < g.cin; ++c) {
+      float* dst = s.band.data() + c * b.in_c + r * b.in_y + x_lo * b.in_x;
+      const float* src = row + c * g.in_c;
+      if (b.in_x == 1 && g.in_x == 1) {
+        std::memcpy(dst, src, size_t(x_hi - x_lo) * sizeof(float));
+      } else {
+        for (int64_t x = 0; x < x_hi - x_lo; ++x) dst[x * b.in_x] = src[x * g.in_x];
+      }
+    }
+  }
+  return b;
+}
+
+// Each copy of the loops gets the vector operations of its instruction
+// set; fma rounds once on AVX2 and twice in the baseline (a multiply, then
+// an add).
+#ifdef ETKIT_DIRECT_CONV_X86
+// GCC compiles the namespace for AVX2 by pragma; clang ignores that pragma
+// and takes the target as an attribute on every function instead.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+namespace avx2 {
+struct Ops {
+  using V = __m256;
+  static constexpr int64_t kW = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V set1(float x) { return _mm256_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  // max first, with the bound second: a NaN becomes lo, as fmax(NaN, lo).
+  static V clamp(V x, V lo, V hi) { return _mm256_min_ps(_mm256_max_ps(x, lo), hi); }
+  // r[i][j] becomes r[j][i]: pairs interleaved, then quads, then halves.
+  static void transpose(V* r) {
+    const V t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const V t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const V t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const V t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const V u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const V u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const V u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const V u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+  }
+};
+#include "runner/kernels/linalg/direct_conv_loops.inc"
+}  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+namespace baseline {
+struct Ops {
+  using V = __m128;
+  static constexpr int64_t kW = 4;
+  static V load(const float* p) { return _mm_loadu_ps(p); }
+  static void store(float* p, V v) { _mm_storeu_ps(p, v); }
+  static V set1(float x) { return _mm_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+  static V clamp(V x, V lo, V hi) { return _mm_min_ps(_mm_max_ps(x, lo), hi); }
+  static void transpose(V* r) { _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]); }
+};
+#include "runner/kernels/linalg/direct_conv_loops.inc"
+}  // namespace baseline
+#else
+namespace baseline {
+// Four-lane GCC/Clang vectors on other targets.
+struct Ops {
+  typedef float V __attribute__((vector_size(16)));
+  static constexpr int64_t kW = 4;
+  static V load(const float* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V set1(float x) { return V{} + x; }
+  static V fma(V a, V b, V c) { return a * b + c; }
+  static V clamp(V x, V lo, V hi) {
+    V r;
+    for (int i = 0; i < 4; ++i) r[i] = x[i] > lo[i] ? (x[i] < hi[i] ? x[i] : hi[i]) : lo[i];
+    return r;
+  }
+  static void transpose(V* r) {
+    V t[4];
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) t[j][i] = r[i][j];
+    }
+    for (int i = 0; i < 4; ++i) r[i] = t[i];
+  }
+};
+#include "runner/kernels/linalg/direct_conv_loops.inc"
+}  // namespace baseline
+#endif
+
+}  // namespace
+
+int64_t direct_conv_scratch_bytes(const DirectConv& g) {
+  const int64_t patch = g.cin * g.kh * g.kw;
+  // Packed filter (32 lanes at most), gathered patches (6 tiles at most),
+  // the two offset tables, the rows buffer.
+  int64_t floats = patch * (kDirectConvMaxOutputChannels + 6) + patch * 4 + 240 * kDirectConvMaxOutputChannels;
+  if ((g.ph != 0 || g.pw != 0) && padded_copy_fits(g)) {
+    const int64_t band_oh = std::min(g.oh, band_output_rows(g));
+    const int64_t rows = (band_oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+    floats += g.cin * rows * ((g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1);
+  }
+  return floats * int64_t(sizeof(float));
+}
+
+void direct_conv(const DirectConv& g, const float* in, const float* filter, const float* bias, bool clamp, float lo,
+                 float hi, float* out, int64_t out_pixel, int64_t out_channel) {
+  thread_local Scratch scratch;
+  if (g.oh <= 0 || g.ow <= 0 || g.cout <= 0) return;
+#ifdef ETKIT_DIRECT_CONV_X86
+  if (cpu_has_avx2_fma()) {
+    avx2::conv(g, in, filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
+    return;
+  }
+#endif
+  baseline::conv(g, in, filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
+}
+
+}  // namespace etkit::rt::kernels::linalg
