@@ -1,7 +1,10 @@
 #include "runner/kernels/linalg/depthwise.h"
 
+
+
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "runner/kernels/linalg/cpu.h"
 
@@ -34,6 +37,31 @@ struct Ops {
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   // max first, with the bound second: a NaN becomes lo, as fmax(NaN, lo).
   static V clamp(V x, V lo, V hi) { return _mm256_min_ps(_mm256_max_ps(x, lo), hi); }
+  // Lanes [lo, hi) of a vector (0 <= lo, hi <= 8); masked loads read
+  // nothing at the other lanes (no fault past either end of a row).
+  // Kept as plain ints: a std::vector of __m256i is not 32-byte aligned.
+  struct M {
+    int32_t lane[8];
+  };
+  static M mask(int64_t lo, int64_t hi) {
+    M m;
+    for (int64_t l = 0; l < 8; ++l) m.lane[l] = l >= lo && l < hi ? -1 : 0;
+    return m;
+  }
+  static V maskload(const float* p, const M& m) {
+    return _mm256_maskload_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.lane)));
+  }
+  static void maskstore(float* p, const M& m, V v) {
+    _mm256_maskstore_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.lane)), v);
+  }
+  // Columns 0, 2, .. and 1, 3, .. of the 16 in lo, hi, in the lane order
+  // 0 1 4 5 2 3 6 7 (shuffles within 128-bit lanes); unshuffle restores
+  // the order.
+  static V even(V lo, V hi) { return _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)); }
+  static V odd(V lo, V hi) { return _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)); }
+  static V unshuffle(V v) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
   // even[j] = src[2j], odd[j] = src[2j + 1] for j < n.
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     int64_t j = 0;
@@ -68,6 +96,24 @@ struct Ops {
   static V set1(float x) { return _mm_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
   static V clamp(V x, V lo, V hi) { return _mm_min_ps(_mm_max_ps(x, lo), hi); }
+  // SSE has no masked loads: lanes [lo, hi) go through a small buffer.
+  struct M {
+    int64_t lo, hi;
+  };
+  static M mask(int64_t lo, int64_t hi) { return {lo, hi}; }
+  static V maskload(const float* p, M m) {
+    alignas(16) float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int64_t l = m.lo; l < m.hi; ++l) t[l] = p[l];
+    return _mm_load_ps(t);
+  }
+  static void maskstore(float* p, M m, V v) {
+    alignas(16) float t[4];
+    _mm_store_ps(t, v);
+    for (int64_t l = m.lo; l < m.hi; ++l) p[l] = t[l];
+  }
+  static V even(V lo, V hi) { return _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)); }
+  static V odd(V lo, V hi) { return _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)); }
+  static V unshuffle(V v) { return v; }
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     int64_t j = 0;
     for (; j + 4 <= n; j += 4) {
@@ -93,6 +139,15 @@ struct Ops {
   static V set1(float x) { return x; }
   static V fma(V a, V b, V c) { return a * b + c; }
   static V clamp(V x, V lo, V hi) { return std::fmin(std::fmax(x, lo), hi); }
+  using M = bool;
+  static M mask(int64_t lo, int64_t hi) { return lo <= 0 && hi > 0; }
+  static V maskload(const float* p, M m) { return m ? *p : 0.0f; }
+  static void maskstore(float* p, M m, V v) {
+    if (m) *p = v;
+  }
+  static V even(V lo, V) { return lo; }
+  static V odd(V, V hi) { return hi; }
+  static V unshuffle(V v) { return v; }
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
       even[j] = src[2 * j];
