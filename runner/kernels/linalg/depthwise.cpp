@@ -51,8 +51,23 @@ struct Ops {
   static V maskload(const float* p, const M& m) {
     return _mm256_maskload_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.lane)));
   }
-  static void maskstore(float* p, const M& m, V v) {
-    _mm256_maskstore_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.lane)), v);
+  // Lanes [0, n) of v to p, 0 < n <= 8: halves, pairs and singles (a
+  // masked store is microcoded on AMD, a dozen cycles and more).
+  static void store_first(float* p, V v, int64_t n) {
+    __m128 h = _mm256_castps256_ps128(v);
+    if (n >= 4) {
+      _mm_storeu_ps(p, h);
+      h = _mm256_extractf128_ps(v, 1);
+      p += 4;
+      n -= 4;
+    }
+    if (n >= 2) {
+      _mm_storel_pi(reinterpret_cast<__m64*>(p), h);
+      h = _mm_movehl_ps(h, h);
+      p += 2;
+      n -= 2;
+    }
+    if (n > 0) _mm_store_ss(p, h);
   }
   // Columns 0, 2, .. and 1, 3, .. of the 16 in lo, hi, in the lane order
   // 0 1 4 5 2 3 6 7 (shuffles within 128-bit lanes); unshuffle restores
@@ -106,10 +121,10 @@ struct Ops {
     for (int64_t l = m.lo; l < m.hi; ++l) t[l] = p[l];
     return _mm_load_ps(t);
   }
-  static void maskstore(float* p, M m, V v) {
+  static void store_first(float* p, V v, int64_t n) {
     alignas(16) float t[4];
     _mm_store_ps(t, v);
-    for (int64_t l = m.lo; l < m.hi; ++l) p[l] = t[l];
+    for (int64_t l = 0; l < n; ++l) p[l] = t[l];
   }
   static V even(V lo, V hi) { return _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)); }
   static V odd(V lo, V hi) { return _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)); }
@@ -142,8 +157,8 @@ struct Ops {
   using M = bool;
   static M mask(int64_t lo, int64_t hi) { return lo <= 0 && hi > 0; }
   static V maskload(const float* p, M m) { return m ? *p : 0.0f; }
-  static void maskstore(float* p, M m, V v) {
-    if (m) *p = v;
+  static void store_first(float* p, V v, int64_t n) {
+    if (n > 0) *p = v;
   }
   static V even(V lo, V) { return lo; }
   static V odd(V, V hi) { return hi; }
