@@ -330,7 +330,8 @@ TEST_CASE("convolution.out matches the direct definition across parameters", "[k
 // rows of one vector or less, of several with a partial last one, with the
 // padding, the kernel's reach or both falling in the first and the last
 // vector (masked loads), taps in pairs at stride 2 (odd and even kernel
-// widths), odd and even input extents, row pairs and a lone last row.
+// widths), odd and even input extents, blocks of three and two output rows
+// and a lone last row.
 TEST_CASE("convolution.out depthwise planes across widths, strides, padding and kernels", "[kernels][linalg][conv]") {
   const int widths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 31, 33, 55, 56, 57, 65, 112, 113};
   // Whether a kernel of k taps (dilation d) fits the padded extent.
@@ -351,6 +352,8 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
     if (fits(w, 3, 2, 2)) run_case({1, 2, 9, w, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, true, false, false, false});
     run_case({1, 2, 9, w, 4, 3, 3, 1, 2, 1, 1, 1, 1, 2, true, false, false, false});
     run_case({1, 1, 8, w, 3, 3, 3, 2, 1, 1, 1, 1, 1, 1, false, false, false, false});
+    // 5x5 at row stride 2: blocks of three output rows sharing one row.
+    if (fits(w, 5, 2, 1)) run_case({1, 2, 13, w, 2, 5, 5, 2, 1, 2, 2, 1, 1, 2, true, false, false, false});
   }
 }
 
