@@ -95,7 +95,12 @@ struct Ops {
     }
   }
 };
+// Only this copy reads planes straight from the input: that loop needs
+// masked loads, which SSE lacks (emulated through a buffer, planes ran at
+// half the speed of the padded copy's loop).
+#define ETKIT_DEPTHWISE_DIRECT 1
 #include "runner/kernels/linalg/depthwise_loops.inc"
+#undef ETKIT_DEPTHWISE_DIRECT
 }  // namespace avx2
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -111,24 +116,6 @@ struct Ops {
   static V set1(float x) { return _mm_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
   static V clamp(V x, V lo, V hi) { return _mm_min_ps(_mm_max_ps(x, lo), hi); }
-  // SSE has no masked loads: lanes [lo, hi) go through a small buffer.
-  struct M {
-    int64_t lo, hi;
-  };
-  static M mask(int64_t lo, int64_t hi) { return {lo, hi}; }
-  static V maskload(const float* p, M m) {
-    alignas(16) float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int64_t l = m.lo; l < m.hi; ++l) t[l] = p[l];
-    return _mm_load_ps(t);
-  }
-  static void store_first(float* p, V v, int64_t n) {
-    alignas(16) float t[4];
-    _mm_store_ps(t, v);
-    for (int64_t l = 0; l < n; ++l) p[l] = t[l];
-  }
-  static V even(V lo, V hi) { return _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)); }
-  static V odd(V lo, V hi) { return _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)); }
-  static V unshuffle(V v) { return v; }
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     int64_t j = 0;
     for (; j + 4 <= n; j += 4) {
@@ -154,15 +141,6 @@ struct Ops {
   static V set1(float x) { return x; }
   static V fma(V a, V b, V c) { return a * b + c; }
   static V clamp(V x, V lo, V hi) { return std::fmin(std::fmax(x, lo), hi); }
-  using M = bool;
-  static M mask(int64_t lo, int64_t hi) { return lo <= 0 && hi > 0; }
-  static V maskload(const float* p, M m) { return m ? *p : 0.0f; }
-  static void store_first(float* p, V v, int64_t n) {
-    if (n > 0) *p = v;
-  }
-  static V even(V lo, V) { return lo; }
-  static V odd(V, V hi) { return hi; }
-  static V unshuffle(V v) { return v; }
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
       even[j] = src[2 * j];
