@@ -1,7 +1,5 @@
 #include "runner/kernels/linalg/depthwise.h"
 
-
-
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
