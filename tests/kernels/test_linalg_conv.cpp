@@ -370,6 +370,37 @@ TEST_CASE("convolution.out with few output channels gives the same bits on every
   CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)) == 0);
 }
 
+// Depthwise planes read straight from the input at column stride 1 and 2:
+// rows of one vector or less, of several with a partial last one, with the
+// padding, the kernel's reach or both falling in the first and the last
+// vector (masked loads), taps in pairs at stride 2 (odd and even kernel
+// widths), odd and even input extents, blocks of three and two output rows
+// and a lone last row.
+TEST_CASE("convolution.out depthwise planes across widths, strides, padding and kernels", "[kernels][linalg][conv]") {
+  const int widths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 31, 33, 55, 56, 57, 65, 112, 113};
+  // Whether a kernel of k taps (dilation d) fits the padded extent.
+  auto fits = [](int in, int k, int pad, int d) { return in + 2 * pad >= d * (k - 1) + 1; };
+  for (int w : widths) {
+    for (int s = 1; s <= 2; ++s) {
+      for (int pad = 0; pad <= 2; ++pad) {
+        for (int k : {1, 2, 3, 5}) {
+          if (!fits(w, k, pad, 1)) continue;
+          // 7 rows: at stride 1 three row pairs and a lone row, at stride 2
+          // (7 + 2 pad - k) / 2 + 1 rows, even or odd.
+          run_case({1, 2, 7, w, 2, k, k, s, s, pad, pad, 1, 1, 2, pad != 1, false, false, false});
+        }
+      }
+    }
+    // Dilation at stride 1 (no row pairs), a multiplier of 2 and 3, and
+    // unequal strides (stride 2 along rows only keeps the direct loop).
+    if (fits(w, 3, 2, 2)) run_case({1, 2, 9, w, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, true, false, false, false});
+    run_case({1, 2, 9, w, 4, 3, 3, 1, 2, 1, 1, 1, 1, 2, true, false, false, false});
+    run_case({1, 1, 8, w, 3, 3, 3, 2, 1, 1, 1, 1, 1, 1, false, false, false, false});
+    // 5x5 at row stride 2: blocks of three output rows sharing one row.
+    if (fits(w, 5, 2, 1)) run_case({1, 2, 13, w, 2, 5, 5, 2, 1, 2, 2, 1, 1, 2, true, false, false, false});
+  }
+}
+
 TEST_CASE("convolution.out errors name the problem", "[kernels][linalg][conv]") {
   KernelHarness h;
   auto x = h.tensor<float>(ScalarType::kFloat, {1, 2, 3, 3}, std::vector<float>(18, 1.0f));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "runner/kernels/linalg/cpu.h"
 
@@ -34,6 +35,46 @@ struct Ops {
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   // max first, with the bound second: a NaN becomes lo, as fmax(NaN, lo).
   static V clamp(V x, V lo, V hi) { return _mm256_min_ps(_mm256_max_ps(x, lo), hi); }
+  // Lanes [lo, hi) of a vector (0 <= lo, hi <= 8); masked loads read
+  // nothing at the other lanes (no fault past either end of a row).
+  // Kept as plain ints: a std::vector of __m256i is not 32-byte aligned.
+  struct M {
+    int32_t lane[8];
+  };
+  static M mask(int64_t lo, int64_t hi) {
+    M m;
+    for (int64_t l = 0; l < 8; ++l) m.lane[l] = l >= lo && l < hi ? -1 : 0;
+    return m;
+  }
+  static V maskload(const float* p, const M& m) {
+    return _mm256_maskload_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.lane)));
+  }
+  // Lanes [0, n) of v to p, 0 < n <= 8: halves, pairs and singles (a
+  // masked store is microcoded on AMD, a dozen cycles and more).
+  static void store_first(float* p, V v, int64_t n) {
+    __m128 h = _mm256_castps256_ps128(v);
+    if (n >= 4) {
+      _mm_storeu_ps(p, h);
+      h = _mm256_extractf128_ps(v, 1);
+      p += 4;
+      n -= 4;
+    }
+    if (n >= 2) {
+      _mm_storel_pi(reinterpret_cast<__m64*>(p), h);
+      h = _mm_movehl_ps(h, h);
+      p += 2;
+      n -= 2;
+    }
+    if (n > 0) _mm_store_ss(p, h);
+  }
+  // Columns 0, 2, .. and 1, 3, .. of the 16 in lo, hi, in the lane order
+  // 0 1 4 5 2 3 6 7 (shuffles within 128-bit lanes); unshuffle restores
+  // the order.
+  static V even(V lo, V hi) { return _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)); }
+  static V odd(V lo, V hi) { return _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)); }
+  static V unshuffle(V v) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
   // even[j] = src[2j], odd[j] = src[2j + 1] for j < n.
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     int64_t j = 0;
@@ -52,7 +93,12 @@ struct Ops {
     }
   }
 };
+// Only this copy reads planes straight from the input: that loop needs
+// masked loads, which SSE lacks (emulated through a buffer, planes ran at
+// half the speed of the padded copy's loop).
+#define ETKIT_DEPTHWISE_DIRECT 1
 #include "runner/kernels/linalg/depthwise_loops.inc"
+#undef ETKIT_DEPTHWISE_DIRECT
 }  // namespace avx2
 #if defined(__clang__)
 #pragma clang attribute pop

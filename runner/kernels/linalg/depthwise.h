@@ -19,8 +19,10 @@ struct DepthwiseWindow {
 
 // One plane: out[oy * out_row + ox] = bias + sum over taps of
 // weights[ky * kw + kx] * in[y * in_row + x * in_col] (zero outside the
-// input). `scratch` holds a padded copy of the plane split by column phase
-// (stride), so every tap reads a contiguous run.
+// input). With AVX2, planes at column stride 1 or 2 are read straight
+// from the input (edges under lane masks); otherwise `scratch` holds a
+// padded copy of the plane split by column phase (stride), so every tap
+// reads a contiguous run.
 void depthwise_plane(const DepthwiseWindow& g, const float* in, int64_t in_row, int64_t in_col, const float* weights,
                      float bias, float* out, int64_t out_row, int64_t out_col, std::vector<float>& scratch);
 
