@@ -1,5 +1,7 @@
 // Dim reorderings: permute_copy, transpose_copy, t_copy. The input view's
 // sizes and strides are reordered; the copy then writes out's layout.
+#include <algorithm>
+
 #include "runner/kernels/shape/shape_ops.h"
 
 namespace etkit::rt::kernels {
@@ -25,19 +27,25 @@ Status permute_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
                     std::to_string(rank));
   }
   int64_t sizes[kMaxRank], strides[kMaxRank];
-  bool seen[kMaxRank] = {};
+  uint32_t seen = 0;  // a bit per dim of self (kMaxRank <= 32), kept in a register
+  static_assert(kMaxRank <= 32);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t r = rank == 0 ? 1 : int64_t(rank);
     int64_t d = dims[i];
     if (d < -r || d >= r) ETKIT_TRY(dim_arg(ctx, d, rank));  // the message
     if (d < 0) d += r;
-    if (seen[d]) return ctx.fail("dims " + list_string(dims) + " repeats dim " + std::to_string(d));
-    seen[d] = true;
+    if (seen >> d & 1) return ctx.fail("dims " + list_string(dims) + " repeats dim " + std::to_string(d));
+    seen |= uint32_t(1) << d;
     sizes[i] = self->size(size_t(d));
     strides[i] = self->strides()[size_t(d)];
   }
-  ETKIT_TRY(check_same_dtype(ctx, *self, *out));
-  ETKIT_TRY(resize_out(ctx, *out, std::span<const int64_t>(sizes, rank)));
+  if (self->dtype() != out->dtype()) ETKIT_TRY(check_same_dtype(ctx, *self, *out));  // the message
+  // Out usually has the permuted sizes already (a planned tensor, every
+  // call): then there is nothing to resize.
+  const auto out_sizes = out->sizes();
+  if (!std::equal(sizes, sizes + rank, out_sizes.begin(), out_sizes.end())) {
+    ETKIT_TRY(resize_out(ctx, *out, std::span<const int64_t>(sizes, rank)));
+  }
   if (copy_elements(self->element_size(), rank, sizes, static_cast<uint8_t*>(out->data()), out->strides().data(),
                     static_cast<const uint8_t*>(self->data()), strides)) {
     return {};
