@@ -185,9 +185,11 @@ inline void copy_one(uint8_t* dst, const uint8_t* src) {
 }
 
 // Same dtype, same shape: whole runs by memcpy where both are dense along
-// the innermost dim; a transpose of the two inner dims by transpose_matrix;
-// else element by element (in 32x32 tiles over the two inner dims, so that
-// a transpose touches each cache line once per tile).
+// the innermost dim; a transpose by transpose_matrix where one dim is
+// contiguous in src and another in dst (NCHW <-> NHWC, any swap of a 3-D
+// tensor's outer and inner dims), walked around the other dims; else
+// element by element (in 32x32 tiles over the two inner dims, so that a
+// transpose touches each cache line once per tile).
 template <size_t N>
 void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src, int64_t os) {
   const size_t r = w.rank;
@@ -199,14 +201,15 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
     return;
   }
   if (r >= 2) {
-    const int64_t rows = w.sizes[r - 2];
-    const int64_t drs = w.dst[r - 2], dcs = w.dst[r - 1], srs = w.src[r - 2], scs = w.src[r - 1];
-    // A transpose of two inner dims, either way round, where neither side
-    // steps onto its own elements and the two do not overlap (the tiles
-    // write in another order than the general loop).
-    const bool forward = dcs == 1 && srs == 1 && drs >= n && scs >= rows;
-    const bool backward = drs == 1 && scs == 1 && dcs >= rows && srs >= n;
-    if (forward || backward) {
+    size_t di = r, dj = r;  // the dims along which src and dst step by one element
+    for (size_t d = r; d-- > 0;) {
+      if (w.src[d] == 1 && di == r) di = d;
+      if (w.dst[d] == 1 && dj == r) dj = d;
+    }
+    // Neither side may step onto its own elements within the matrix, and
+    // the two must not overlap (the tiles write in another order than the
+    // general loop).
+    if (di < r && dj < r && di != dj && w.dst[di] >= w.sizes[dj] && w.src[dj] >= w.sizes[di]) {
       int64_t lo_d = od, hi_d = od, lo_s = os, hi_s = os;
       for (size_t d = 0; d < r; ++d) {
         const int64_t reach_d = w.dst[d] * (w.sizes[d] - 1), reach_s = w.src[d] * (w.sizes[d] - 1);
@@ -216,13 +219,23 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
       const bool apart = dst + (hi_d + 1) * int64_t(N) <= src + lo_s * int64_t(N) ||
                          src + (hi_s + 1) * int64_t(N) <= dst + lo_d * int64_t(N);
       if (apart) {
-        walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
-          if (forward) transpose_matrix(N, dst + d * int64_t(N), drs, src + s * int64_t(N), scs, rows, n);
-          else transpose_matrix(N, dst + d * int64_t(N), dcs, src + s * int64_t(N), srs, n, rows);
+        Walk outer;  // the other dims, in order
+        for (size_t d = 0; d < r; ++d) {
+          if (d == di || d == dj) continue;
+          outer.sizes[outer.rank] = w.sizes[d];
+          outer.dst[outer.rank] = w.dst[d];
+          outer.src[outer.rank] = w.src[d];
+          ++outer.rank;
+        }
+        const int64_t rows = w.sizes[di], cols = w.sizes[dj], dst_row = w.dst[di], src_col = w.src[dj];
+        walk_outer(outer, outer.rank, od, os, [&](int64_t d, int64_t s) {
+          transpose_matrix(N, dst + d * int64_t(N), dst_row, src + s * int64_t(N), src_col, rows, cols);
         });
         return;
       }
     }
+    const int64_t rows = w.sizes[r - 2];
+    const int64_t drs = w.dst[r - 2], dcs = w.dst[r - 1], srs = w.src[r - 2], scs = w.src[r - 1];
     constexpr int64_t kTile = 32;
     walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
       for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
