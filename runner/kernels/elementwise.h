@@ -52,6 +52,26 @@ inline void dense_map(const T* in, U* out, int64_t n, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
 }
 
+// The per-plane cases of dense_zip, out of line: inlined there, they made
+// GCC compile the same-shape loop into slower code (same-shape add on
+// 3,456 floats went from 0.28 to 0.38 us).
+template <typename T, typename Op>
+[[gnu::noinline]] void dense_zip_planes(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
+  const int64_t m = layout.row, inner = layout.inner;
+  for (int64_t r = 0; r < n; r += m * inner) {
+    for (int64_t c = 0; c < m; ++c) {
+      const int64_t at = r + c * inner;
+      if (layout.kind == DenseBinary::kChannelB) {
+        const T y = b[c];
+        for (int64_t i = 0; i < inner; ++i) out[at + i] = op(a[at + i], y);
+      } else {
+        const T x = a[c];
+        for (int64_t i = 0; i < inner; ++i) out[at + i] = op(x, b[at + i]);
+      }
+    }
+  }
+}
+
 template <typename T, typename Op>
 void dense_zip(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
   switch (layout.kind) {
@@ -82,30 +102,8 @@ void dense_zip(const DenseLayout& layout, const T* a, const T* b, T* out, int64_
       }
       return;
     }
-    case DenseBinary::kChannelB: {
-      const int64_t m = layout.row, inner = layout.inner;
-      for (int64_t r = 0; r < n; r += m * inner) {
-        for (int64_t c = 0; c < m; ++c) {
-          const T y = b[c];
-          const T* x = a + r + c * inner;
-          T* o = out + r + c * inner;
-          for (int64_t i = 0; i < inner; ++i) o[i] = op(x[i], y);
-        }
-      }
-      return;
-    }
-    case DenseBinary::kChannelA: {
-      const int64_t m = layout.row, inner = layout.inner;
-      for (int64_t r = 0; r < n; r += m * inner) {
-        for (int64_t c = 0; c < m; ++c) {
-          const T x = a[c];
-          const T* y = b + r + c * inner;
-          T* o = out + r + c * inner;
-          for (int64_t i = 0; i < inner; ++i) o[i] = op(x, y[i]);
-        }
-      }
-      return;
-    }
+    case DenseBinary::kChannelA:
+    case DenseBinary::kChannelB: dense_zip_planes(layout, a, b, out, n, op); return;
     case DenseBinary::kNone: return;
   }
 }
