@@ -2,9 +2,10 @@
 // NHWC, swapped inner dims): square blocks of elements go through vector
 // registers, inside tiles that keep both sides' cache lines in L1 while they
 // are used. 4- and 8-byte elements take AVX2 blocks (8x8, 4x4) when the CPU
-// has AVX2 (linalg/cpu.h; ETKIT_NO_AVX2=1 forces the SSE blocks, 4x4 and
-// 2x2); 2-byte elements take 8x8 and 1-byte 8x8 SSE2 blocks either way.
-// Only bits move, so every path gives the same bytes.
+// has AVX2 (linalg/cpu.h), then SSE blocks (4x4, 2x2) on the edges those
+// leave; ETKIT_NO_AVX2=1 forces the SSE blocks alone. 2-byte and 1-byte
+// elements take 8x8 SSE2 blocks either way. Only bits move, so every path
+// gives the same bytes.
 #pragma once
 
 #include <cstddef>
