@@ -263,7 +263,8 @@ BENCHMARK(BM_ConvTransposed4x4s2)->Unit(benchmark::kMicrosecond);
 // (random values in [-4, 4)), `b` a constant, `out` planned memory of its own.
 
 enum class Elem {
-  kMemcpy, kRelu, kAdd, kAddRow, kAddScalar, kMul, kSigmoid, kTanh, kClone, kToCopy, kPermute,
+  kMemcpy, kRelu, kAdd, kAddRow, kAddScalar, kAddChannel, kMul, kMulChannel, kSigmoid, kTanh, kClone, kToCopy,
+  kPermute, kPermuteBack,
 };
 
 struct ElemCase {
@@ -276,6 +277,7 @@ constexpr ElemCase kElemCases[] = {
     {"add_row", Elem::kAddRow},    {"add_scalar", Elem::kAddScalar}, {"mul", Elem::kMul},
     {"sigmoid", Elem::kSigmoid},   {"tanh", Elem::kTanh},       {"clone", Elem::kClone},
     {"_to_copy", Elem::kToCopy},   {"permute_nhwc", Elem::kPermute},
+    {"permute_nchw", Elem::kPermuteBack}, {"add_channel", Elem::kAddChannel}, {"mul_channel", Elem::kMulChannel},
 };
 
 // NCHW shapes: tiny (1 and 16 elements), LeNet's (the first and second
@@ -297,6 +299,7 @@ double elem_bytes(Elem op, const std::vector<int32_t>& shape) {
     case Elem::kAdd: case Elem::kMul: return 3 * t;
     case Elem::kAddRow: return 2 * t + double(shape.back()) * 4;
     case Elem::kAddScalar: return 2 * t + 4;
+    case Elem::kAddChannel: case Elem::kMulChannel: return 2 * t + double(shape[1]) * 4;
     default: return 2 * t;
   }
 }
@@ -324,30 +327,37 @@ void BM_Elementwise(benchmark::State& state, Elem op, std::vector<int32_t> shape
   } else {
     pte::ProgramBuilder b;
     auto& m = b.add_method("forward");
-    const int32_t a = m.add_planned_tensor(ScalarType::kFloat, shape);
-    std::vector<int32_t> out_shape = shape;
-    if (op == Elem::kPermute) out_shape = {shape[0], shape[2], shape[3], shape[1]};
+    // permute_nchw reads NHWC (the same N, C, H, W) and writes NCHW.
+    const std::vector<int32_t> nhwc = {shape[0], shape[2], shape[3], shape[1]};
+    const std::vector<int32_t> in_shape = op == Elem::kPermuteBack ? nhwc : shape;
+    const int32_t a = m.add_planned_tensor(ScalarType::kFloat, in_shape);
+    const std::vector<int32_t> out_shape = op == Elem::kPermute ? nhwc : shape;
     const int32_t out = m.add_planned_tensor(ScalarType::kFloat, out_shape);
     int32_t other = -1;
     if (op == Elem::kAdd || op == Elem::kMul) other = m.add_constant_tensor(shape, random_floats(size_t(n), 2));
     if (op == Elem::kAddRow) other = m.add_constant_tensor({shape.back()}, random_floats(size_t(shape.back()), 3));
     if (op == Elem::kAddScalar) other = m.add_constant_tensor({}, {0.5f});
+    if (op == Elem::kAddChannel || op == Elem::kMulChannel) {
+      other = m.add_constant_tensor({shape[1], 1, 1}, random_floats(size_t(shape[1]), 4));
+    }
     const int32_t one = m.add_int(1);
     const int32_t none = m.add_null();
     const int32_t no = m.add_bool(false);
-    const int32_t dims = m.add_int_list({0, 2, 3, 1});
+    const int32_t dims = m.add_int_list(op == Elem::kPermuteBack ? std::vector<int64_t>{0, 3, 1, 2} : std::vector<int64_t>{0, 2, 3, 1});
     for (int c = 0; c < calls; ++c) {
       switch (op) {
         case Elem::kRelu: m.kernel_call("aten::relu", "out", {a, out, out}); break;
         case Elem::kSigmoid: m.kernel_call("aten::sigmoid", "out", {a, out, out}); break;
         case Elem::kTanh: m.kernel_call("aten::tanh", "out", {a, out, out}); break;
-        case Elem::kAdd: case Elem::kAddRow: case Elem::kAddScalar:
+        case Elem::kAdd: case Elem::kAddRow: case Elem::kAddScalar: case Elem::kAddChannel:
           m.kernel_call("aten::add", "out", {a, other, one, out, out});
           break;
-        case Elem::kMul: m.kernel_call("aten::mul", "out", {a, other, out, out}); break;
+        case Elem::kMul: case Elem::kMulChannel: m.kernel_call("aten::mul", "out", {a, other, out, out}); break;
         case Elem::kClone: m.kernel_call("aten::clone", "out", {a, none, out, out}); break;
         case Elem::kToCopy: m.kernel_call("aten::_to_copy", "out", {a, no, none, out, out}); break;
-        case Elem::kPermute: m.kernel_call("aten::permute_copy", "out", {a, dims, out, out}); break;
+        case Elem::kPermute: case Elem::kPermuteBack:
+          m.kernel_call("aten::permute_copy", "out", {a, dims, out, out});
+          break;
         case Elem::kMemcpy: break;
       }
     }
@@ -355,7 +365,7 @@ void BM_Elementwise(benchmark::State& state, Elem op, std::vector<int32_t> shape
     m.set_outputs({out});
     const auto loaded = load_or_skip(state, b);
     if (!loaded) return;
-    Status s = loaded->method->set_input_tensor(0, ScalarType::kFloat, shape,
+    Status s = loaded->method->set_input_tensor(0, ScalarType::kFloat, in_shape,
                                                 ByteSpan(reinterpret_cast<const uint8_t*>(input.data()), input.size() * 4));
     if (s) s = execute(*loaded->method);  // faults in the arena's pages
     if (!s) {

@@ -13,17 +13,31 @@ bool overlaps(const Tensor& t, const Tensor& out) {
 
 bool identity_order(const Tensor& t) { return t.is_contiguous(); }
 
-// Whether `row` (rank <= out's, contiguous) holds exactly out's trailing
-// dims after its leading size-1 dims, with at least two elements.
-bool is_row_of(const Tensor& row, const Tensor& out) {
-  if (row.dim() > out.dim() || row.numel() < 2 || !identity_order(row)) return false;
-  const size_t offset = out.dim() - row.dim();
-  size_t d = 0;
-  while (d < row.dim() && row.size(d) == 1) ++d;
-  for (; d < row.dim(); ++d) {
-    if (row.size(d) != out.size(offset + d)) return false;
+// Where `part` (rank <= out's, contiguous, at least two elements) sits in
+// out when its dims of size > 1 are a run of out's dims, from dim k to dim
+// l - 1 aligned at the right, and every other dim of part has size 1: then
+// part's element c covers `inner` consecutive elements of out (the product
+// of out's dims from l on), `row` (= part's numel) of them in turn, repeated
+// along out's leading dims. inner is 1 for a row ([N, C] + [C]), H * W for
+// a per-channel operand ([C, 1, 1] against [N, C, H, W]); 0 when part does
+// not sit in out this way.
+struct Placement {
+  int64_t row = 0;
+  int64_t inner = 0;
+};
+
+Placement placement_in(const Tensor& part, const Tensor& out) {
+  if (part.dim() > out.dim() || part.numel() < 2 || !identity_order(part)) return {};
+  const size_t offset = out.dim() - part.dim();
+  size_t k = 0, l = part.dim();
+  while (part.size(k) == 1) ++k;  // numel >= 2: some dim is larger
+  while (part.size(l - 1) == 1) --l;
+  for (size_t d = k; d < l; ++d) {
+    if (part.size(d) != out.size(offset + d)) return {};
   }
-  return true;
+  int64_t inner = 1;
+  for (size_t d = offset + l; d < out.dim(); ++d) inner *= out.size(d);
+  return {part.numel(), inner};
 }
 
 }  // namespace
@@ -36,8 +50,16 @@ DenseLayout dense_binary_layout(const Tensor& a, const Tensor& b, const Tensor& 
   if (a_like && b.numel() == 1 && b.dim() <= a.dim() && !overlaps(b, out)) return {DenseBinary::kScalarB, 0};
   if (b_like && a.numel() == 1 && a.dim() <= b.dim() && !overlaps(a, out)) return {DenseBinary::kScalarA, 0};
   if (!identity_order(out)) return {};
-  if (a_like && is_row_of(b, out) && !overlaps(b, out)) return {DenseBinary::kRowB, b.numel()};
-  if (b_like && is_row_of(a, out) && !overlaps(a, out)) return {DenseBinary::kRowA, a.numel()};
+  if (a_like && !overlaps(b, out)) {
+    const Placement p = placement_in(b, out);
+    if (p.inner == 1) return {DenseBinary::kRowB, p.row};
+    if (p.inner > 1) return {DenseBinary::kChannelB, p.row, p.inner};
+  }
+  if (b_like && !overlaps(a, out)) {
+    const Placement p = placement_in(a, out);
+    if (p.inner == 1) return {DenseBinary::kRowA, p.row};
+    if (p.inner > 1) return {DenseBinary::kChannelA, p.row, p.inner};
+  }
   return {};
 }
 

@@ -2,8 +2,8 @@
 // a computation type, shared by the arithmetic, comparison and activation
 // kernels. Values are converted to the computation type per element, so
 // mixed dtypes (int32 tensor + float tensor -> float out) work; the common
-// case (all one dtype, operands laid out like out, or a scalar, or a row
-// repeated along out's leading dims) runs a plain loop over consecutive
+// case (all one dtype, operands laid out like out, or a scalar, a row
+// repeated along out's leading dims, or one value per channel plane) runs a plain loop over consecutive
 // elements that the compiler vectorizes (dense_map, dense_zip).
 #pragma once
 
@@ -26,12 +26,16 @@ inline bool same_layout(const Tensor& a, const Tensor& b) {
 // How the operands of a binary op map onto out's memory when they can be
 // walked as consecutive elements: a and b like out (kSame), one of them a
 // single element (kScalarA/B), or one of them a contiguous row repeated
-// along out's leading dims of a contiguous out ([N, C] + [C]: kRowA/B).
-enum class DenseBinary { kNone, kSame, kScalarA, kScalarB, kRowA, kRowB };
+// along out's leading dims of a contiguous out ([N, C] + [C]: kRowA/B), or
+// one of them holding one value per plane of `inner` consecutive elements of
+// a contiguous out, repeated along out's leading dims ([N, C, H, W] +
+// [C, 1, 1]: kChannelA/B, inner = H * W).
+enum class DenseBinary { kNone, kSame, kScalarA, kScalarB, kRowA, kRowB, kChannelA, kChannelB };
 
 struct DenseLayout {
   DenseBinary kind = DenseBinary::kNone;
-  int64_t row = 0;  // elements of the repeated row (kRowA/B)
+  int64_t row = 0;    // elements of the repeated row or of the per-plane operand
+  int64_t inner = 1;  // elements of out per value of the per-plane operand (kChannelA/B)
 };
 
 // The layout of out = op(a, b) when out already has the broadcast shape of
@@ -46,6 +50,26 @@ DenseLayout dense_binary_layout(const Tensor& a, const Tensor& b, const Tensor& 
 template <typename T, typename U, typename Op>
 inline void dense_map(const T* in, U* out, int64_t n, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
+}
+
+// The per-plane cases of dense_zip, out of line: inlined there, they made
+// GCC compile the same-shape loop into slower code (same-shape add on
+// 3,456 floats went from 0.28 to 0.38 us).
+template <typename T, typename Op>
+[[gnu::noinline]] void dense_zip_planes(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
+  const int64_t m = layout.row, inner = layout.inner;
+  for (int64_t r = 0; r < n; r += m * inner) {
+    for (int64_t c = 0; c < m; ++c) {
+      const int64_t at = r + c * inner;
+      if (layout.kind == DenseBinary::kChannelB) {
+        const T y = b[c];
+        for (int64_t i = 0; i < inner; ++i) out[at + i] = op(a[at + i], y);
+      } else {
+        const T x = a[c];
+        for (int64_t i = 0; i < inner; ++i) out[at + i] = op(x, b[at + i]);
+      }
+    }
+  }
 }
 
 template <typename T, typename Op>
@@ -78,6 +102,8 @@ void dense_zip(const DenseLayout& layout, const T* a, const T* b, T* out, int64_
       }
       return;
     }
+    case DenseBinary::kChannelA:
+    case DenseBinary::kChannelB: dense_zip_planes(layout, a, b, out, n, op); return;
     case DenseBinary::kNone: return;
   }
 }

@@ -1,5 +1,7 @@
 // Dim reorderings: permute_copy, transpose_copy, t_copy. The input view's
 // sizes and strides are reordered; the copy then writes out's layout.
+#include <algorithm>
+
 #include "runner/kernels/shape/shape_ops.h"
 
 namespace etkit::rt::kernels {
@@ -11,40 +13,49 @@ Status copy_reordered(KernelContext& ctx, const View& view, Tensor& self, Tensor
   return copy_view(ctx, View::of(out), view);
 }
 
-// (self, dims, out, ret): out dim i is self dim dims[i].
+// (self, dims, out, ret): out dim i is self dim dims[i]. No views: the
+// permuted sizes and self's strides go straight to copy_elements, which
+// drops size-1 dims and merges the rest (a permutation that keeps the
+// order of the dims of size > 1 between dense tensors is one memmove).
 Status permute_copy_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(auto dims, ctx.int_list(*args[1], "dims"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  if (dims.size() != self->dim()) {
+  const size_t rank = self->dim();
+  if (dims.size() != rank) {
     return ctx.fail("dims " + list_string(dims) + " has " + std::to_string(dims.size()) + " entries for a tensor of rank " +
-                    std::to_string(self->dim()));
+                    std::to_string(rank));
   }
-  const View view = View::of(*self);
-  View permuted = view;
-  bool seen[kMaxRank] = {};
-  // Whether the dims of size > 1 keep their order: then the permutation only
-  // moves size-1 dims, and a contiguous out holds a contiguous self's bytes
-  // as they are.
-  bool in_order = true;
-  size_t last = 0;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    ETKIT_ASSIGN_OR_RETURN(size_t d, dim_arg(ctx, dims[i], self->dim()));
-    if (seen[d]) return ctx.fail("dims " + list_string(dims) + " repeats dim " + std::to_string(d));
-    seen[d] = true;
-    permuted.sizes[i] = view.sizes[d];
-    permuted.strides[i] = view.strides[d];
-    if (view.sizes[d] != 1) {
-      in_order = in_order && d >= last;
-      last = d;
-    }
+  int64_t sizes[kMaxRank], strides[kMaxRank];
+  uint32_t seen = 0;  // a bit per dim of self (kMaxRank <= 32), kept in a register
+  static_assert(kMaxRank <= 32);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t r = rank == 0 ? 1 : int64_t(rank);
+    int64_t d = dims[i];
+    if (d < -r || d >= r) ETKIT_TRY(dim_arg(ctx, d, rank));  // the message
+    if (d < 0) d += r;
+    if (seen >> d & 1) return ctx.fail("dims " + list_string(dims) + " repeats dim " + std::to_string(d));
+    seen |= uint32_t(1) << d;
+    sizes[i] = self->size(size_t(d));
+    strides[i] = self->strides()[size_t(d)];
   }
-  if (in_order && self->dtype() == out->dtype() && self->is_contiguous() && out->is_contiguous()) {
-    ETKIT_TRY(resize_out(ctx, *out, permuted.sizes));
-    if (out->data() != self->data() && out->nbytes() > 0) std::memmove(out->data(), self->data(), out->nbytes());
+  if (self->dtype() != out->dtype()) ETKIT_TRY(check_same_dtype(ctx, *self, *out));  // the message
+  // Out usually has the permuted sizes already (a planned tensor, every
+  // call): then there is nothing to resize.
+  const auto out_sizes = out->sizes();
+  if (!std::equal(sizes, sizes + rank, out_sizes.begin(), out_sizes.end())) {
+    ETKIT_TRY(resize_out(ctx, *out, std::span<const int64_t>(sizes, rank)));
+  }
+  if (copy_elements(self->element_size(), rank, sizes, static_cast<uint8_t*>(out->data()), out->strides().data(),
+                    static_cast<const uint8_t*>(self->data()), strides)) {
     return {};
   }
-  return copy_reordered(ctx, permuted, *self, *out);
+  View permuted = View::of(*self);
+  for (size_t i = 0; i < rank; ++i) {
+    permuted.sizes[i] = sizes[i];
+    permuted.strides[i] = strides[i];
+  }
+  return copy_view(ctx, View::of(*out), permuted);
 }
 
 Status transpose(KernelContext& ctx, Tensor& self, int64_t dim0, int64_t dim1, Tensor& out) {

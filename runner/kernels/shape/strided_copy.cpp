@@ -1,5 +1,7 @@
 #include "runner/kernels/shape/strided_copy.h"
 
+#include "runner/kernels/shape/transpose.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -84,9 +86,9 @@ struct Walk {
   int64_t src[kMaxRank];
 };
 
-Walk coalesce(const Shape& sizes, const Shape& dst, const Shape& src) {
+Walk coalesce(const int64_t* sizes, size_t rank, const int64_t* dst, const int64_t* src) {
   Walk w;
-  for (size_t d = 0; d < sizes.size(); ++d) {
+  for (size_t d = 0; d < rank; ++d) {
     if (sizes[d] == 1) continue;
     if (w.rank > 0 && w.dst[w.rank - 1] == dst[d] * sizes[d] && w.src[w.rank - 1] == src[d] * sizes[d]) {
       w.sizes[w.rank - 1] *= sizes[d];
@@ -182,83 +184,12 @@ inline void copy_one(uint8_t* dst, const uint8_t* src) {
   std::memmove(dst, src, N);
 }
 
-// A block of 4 x (16 / N) elements of N bytes moved as vectors: the
-// compiler's vector extension, so any target GCC supports; the values are
-// only moved as bits.
-template <size_t N>
-struct Lanes;
-template <>
-struct Lanes<4> {
-  typedef uint32_t V __attribute__((vector_size(16)));
-  static constexpr int64_t kCount = 4;
-  // Rows r[k] = 4 source elements along the source's contiguous dim;
-  // afterwards r[k] holds column k.
-  static void transpose(V* r) {
-    const V t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5);
-    const V t1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
-    const V t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5);
-    const V t3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
-    r[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-    r[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-    r[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-    r[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
-  }
-};
-template <>
-struct Lanes<8> {
-  typedef uint64_t V __attribute__((vector_size(16)));
-  static constexpr int64_t kCount = 2;
-  static void transpose(V* r) {
-    const V t0 = __builtin_shufflevector(r[0], r[1], 0, 2);
-    r[1] = __builtin_shufflevector(r[0], r[1], 1, 3);
-    r[0] = t0;
-  }
-};
-
-// dst[i * dst_row + j] = src[i + j * src_col] for i < rows, j < cols: a
-// transpose whose destination is contiguous along j and whose source is
-// contiguous along i (permute_copy's swapped inner dims, NCHW <-> NHWC).
-// Tiles of 32 x 32 keep both sides' cache lines in use while a tile is
-// copied; inside a tile, blocks of k x k elements are transposed in
-// registers (k = 4 for 4-byte elements, 2 for 8-byte), the ragged edges
-// element by element.
-template <size_t N>
-void transpose_tiles(uint8_t* dst, int64_t dst_row, const uint8_t* src, int64_t src_col, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = 32;
-  auto copy_range = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      for (int64_t j = j0; j < j1; ++j) copy_one<N>(dst + (i * dst_row + j) * int64_t(N), src + (i + j * src_col) * int64_t(N));
-    }
-  };
-  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
-    const int64_t i1 = std::min(rows, i0 + kTile);
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const int64_t j1 = std::min(cols, j0 + kTile);
-      if constexpr (N == 4 || N == 8) {
-        using L = Lanes<N>;
-        constexpr int64_t k = L::kCount;
-        const int64_t ib = i0 + (i1 - i0) / k * k, jb = j0 + (j1 - j0) / k * k;
-        for (int64_t i = i0; i < ib; i += k) {
-          for (int64_t j = j0; j < jb; j += k) {
-            typename L::V r[k];
-            for (int64_t q = 0; q < k; ++q) std::memcpy(&r[q], src + (i + (j + q) * src_col) * int64_t(N), 16);
-            L::transpose(r);
-            for (int64_t q = 0; q < k; ++q) std::memcpy(dst + ((i + q) * dst_row + j) * int64_t(N), &r[q], 16);
-          }
-        }
-        copy_range(i0, ib, jb, j1);
-        copy_range(ib, i1, j0, j1);
-      } else {
-        copy_range(i0, i1, j0, j1);
-      }
-    }
-  }
-}
-
 // Same dtype, same shape: whole runs by memcpy where both are dense along
-// the innermost dim; a transpose of the two inner dims by transpose_tiles;
-// else element by element (in 32x32 tiles over the two inner dims, so that
-// a transpose touches each cache line once per tile).
+// the innermost dim; a transpose by transpose_matrix where one dim is
+// contiguous in src and another in dst (NCHW <-> NHWC, any swap of a 3-D
+// tensor's outer and inner dims), walked around the other dims; else
+// element by element (in 32x32 tiles over the two inner dims, so that a
+// transpose touches each cache line once per tile).
 template <size_t N>
 void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src, int64_t os) {
   const size_t r = w.rank;
@@ -270,14 +201,15 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
     return;
   }
   if (r >= 2) {
-    const int64_t rows = w.sizes[r - 2];
-    const int64_t drs = w.dst[r - 2], dcs = w.dst[r - 1], srs = w.src[r - 2], scs = w.src[r - 1];
-    // A transpose of two inner dims, either way round, where neither side
-    // steps onto its own elements and the two do not overlap (the tiles
-    // write in another order than the general loop).
-    const bool forward = dcs == 1 && srs == 1 && drs >= n && scs >= rows;
-    const bool backward = drs == 1 && scs == 1 && dcs >= rows && srs >= n;
-    if (forward || backward) {
+    size_t di = r, dj = r;  // the dims along which src and dst step by one element
+    for (size_t d = r; d-- > 0;) {
+      if (w.src[d] == 1 && di == r) di = d;
+      if (w.dst[d] == 1 && dj == r) dj = d;
+    }
+    // Neither side may step onto its own elements within the matrix, and
+    // the two must not overlap (the tiles write in another order than the
+    // general loop).
+    if (di < r && dj < r && di != dj && w.dst[di] >= w.sizes[dj] && w.src[dj] >= w.sizes[di]) {
       int64_t lo_d = od, hi_d = od, lo_s = os, hi_s = os;
       for (size_t d = 0; d < r; ++d) {
         const int64_t reach_d = w.dst[d] * (w.sizes[d] - 1), reach_s = w.src[d] * (w.sizes[d] - 1);
@@ -287,13 +219,23 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
       const bool apart = dst + (hi_d + 1) * int64_t(N) <= src + lo_s * int64_t(N) ||
                          src + (hi_s + 1) * int64_t(N) <= dst + lo_d * int64_t(N);
       if (apart) {
-        walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
-          if (forward) transpose_tiles<N>(dst + d * int64_t(N), drs, src + s * int64_t(N), scs, rows, n);
-          else transpose_tiles<N>(dst + d * int64_t(N), dcs, src + s * int64_t(N), srs, n, rows);
+        Walk outer;  // the other dims, in order
+        for (size_t d = 0; d < r; ++d) {
+          if (d == di || d == dj) continue;
+          outer.sizes[outer.rank] = w.sizes[d];
+          outer.dst[outer.rank] = w.dst[d];
+          outer.src[outer.rank] = w.src[d];
+          ++outer.rank;
+        }
+        const int64_t rows = w.sizes[di], cols = w.sizes[dj], dst_row = w.dst[di], src_col = w.src[dj];
+        walk_outer(outer, outer.rank, od, os, [&](int64_t d, int64_t s) {
+          transpose_matrix(N, dst + d * int64_t(N), dst_row, src + s * int64_t(N), src_col, rows, cols);
         });
         return;
       }
     }
+    const int64_t rows = w.sizes[r - 2];
+    const int64_t drs = w.dst[r - 2], dcs = w.dst[r - 1], srs = w.src[r - 2], scs = w.src[r - 1];
     constexpr int64_t kTile = 32;
     walk_outer(w, r - 2, od, os, [&](int64_t d, int64_t s) {
       for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
@@ -318,7 +260,7 @@ void copy_same_shape(const Walk& w, uint8_t* dst, int64_t od, const uint8_t* src
 template <typename F>
 void walk_pair(const View& dst, const View& src, F&& fn) {
   if (std::equal(dst.sizes.begin(), dst.sizes.end(), src.sizes.begin(), src.sizes.end())) {
-    walk_elements(coalesce(dst.sizes, dst.strides, src.strides), dst.offset, src.offset, fn);
+    walk_elements(coalesce(dst.sizes.begin(), dst.rank(), dst.strides.begin(), src.strides.begin()), dst.offset, src.offset, fn);
     return;
   }
   int64_t di[kMaxRank] = {}, si[kMaxRank] = {};
@@ -394,6 +336,22 @@ std::string format_number(double v) {
 
 }  // namespace
 
+bool copy_elements(size_t element_size, size_t rank, const int64_t* sizes, uint8_t* dst, const int64_t* dst_strides,
+                   const uint8_t* src, const int64_t* src_strides) {
+  if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8) return false;
+  for (size_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) return true;
+  }
+  const Walk w = coalesce(sizes, rank, dst_strides, src_strides);
+  switch (element_size) {
+    case 1: copy_same_shape<1>(w, dst, 0, src, 0); break;
+    case 2: copy_same_shape<2>(w, dst, 0, src, 0); break;
+    case 4: copy_same_shape<4>(w, dst, 0, src, 0); break;
+    default: copy_same_shape<8>(w, dst, 0, src, 0); break;
+  }
+  return true;
+}
+
 Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
   const int64_t n = src_in.numel();
   if (n != dst_in.numel()) {
@@ -411,15 +369,9 @@ Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
   }
   if (dst.dtype != src.dtype) return convert_view(ctx, dst, src);
   const bool same_shape = std::equal(dst.sizes.begin(), dst.sizes.end(), src.sizes.begin(), src.sizes.end());
-  if (same_shape) {
-    const Walk w = coalesce(dst.sizes, dst.strides, src.strides);
-    switch (dst.element_size) {
-      case 1: copy_same_shape<1>(w, dst.data, dst.offset, src.data, src.offset); return {};
-      case 2: copy_same_shape<2>(w, dst.data, dst.offset, src.data, src.offset); return {};
-      case 4: copy_same_shape<4>(w, dst.data, dst.offset, src.data, src.offset); return {};
-      case 8: copy_same_shape<8>(w, dst.data, dst.offset, src.data, src.offset); return {};
-      default: break;
-    }
+  if (same_shape && copy_elements(dst.element_size, dst.rank(), dst.sizes.begin(), dst.at(dst.offset),
+                                   dst.strides.begin(), src.at(src.offset), src.strides.begin())) {
+    return {};
   }
   const size_t e = dst.element_size;
   walk_pair(dst, src, [&](int64_t d, int64_t s) { std::memmove(dst.at(d), src.at(s), e); });
@@ -504,7 +456,7 @@ void fill_view(const View& dst, const ElementBytes& value) {
     for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * e, value.bytes, e);
     return;
   }
-  const Walk w = coalesce(dst.sizes, dst.strides, dst.strides);
+  const Walk w = coalesce(dst.sizes.begin(), dst.rank(), dst.strides.begin(), dst.strides.begin());
   walk_elements(w, dst.offset, dst.offset, [&](int64_t d, int64_t) { std::memcpy(dst.at(d), value.bytes, e); });
 }
 

@@ -41,6 +41,14 @@ struct View {
 // destination; half/bfloat16 via float, bool as != 0).
 Status copy_view(KernelContext& ctx, const View& dst, const View& src);
 
+// The same-dtype core of copy_view without views: copies every index of
+// `sizes` from src + sum index[d] * src_strides[d] elements to dst + sum
+// index[d] * dst_strides[d] (strides in elements, pointers at element 0).
+// Returns false, having copied nothing, when element_size is not 1, 2, 4
+// or 8 (copy_view handles those element by element).
+bool copy_elements(size_t element_size, size_t rank, const int64_t* sizes, uint8_t* dst, const int64_t* dst_strides,
+                   const uint8_t* src, const int64_t* src_strides);
+
 // One element's bytes in a given dtype (for fills).
 struct ElementBytes {
   uint8_t bytes[16] = {};
