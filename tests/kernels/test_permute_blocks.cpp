@@ -103,9 +103,9 @@ bool all_widths(const Case& c) {
 
 std::string describe(const Case& c) {
   std::string s;
-  for (int32_t d : c.sizes) s += std::to_string(d) + " ";
+  for (int32_t d : c.sizes) s.append(std::to_string(d)).append(" ");
   s += "dims";
-  for (int64_t d : c.dims) s += " " + std::to_string(d);
+  for (int64_t d : c.dims) s.append(" ").append(std::to_string(d));
   return s;
 }
 
