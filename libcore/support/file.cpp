@@ -116,6 +116,20 @@ Status OutputFile::write(ByteSpan bytes) {
   return {};
 }
 
+Status OutputFile::write_at(uint64_t offset, ByteSpan bytes) {
+  if (in_place_) return io_error(path_, "cannot write at an offset: not a regular file");
+  const int fd = fileno(stream_);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = pwrite(fd, bytes.data() + done, bytes.size() - done, off_t(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return write_error();
+    if (n == 0) return io_error(path_, "cannot write: no progress");
+    done += size_t(n);
+  }
+  return {};
+}
+
 Status OutputFile::write_text(std::string_view text) {
   return write(ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }

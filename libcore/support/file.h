@@ -3,6 +3,7 @@
 // run never leaves a half-written output behind.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -58,6 +59,12 @@ class OutputFile {
   std::FILE* stream() { return stream_; }
   Status write(ByteSpan bytes);
   Status write_text(std::string_view text);
+  // Whether write_at() works: the temporary file of a regular file, not
+  // standard output, a device or a FIFO.
+  bool positional() const { return !in_place_; }
+  // Writes at `offset` (a file built out of order, like a FlatBuffer, back
+  // to front); not mixed with write().
+  Status write_at(uint64_t offset, ByteSpan bytes);
   Status commit();
   const std::string& path() const { return path_; }
 
