@@ -335,7 +335,7 @@ Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
   return writer.finish(sink);
 }
 
-Status EventTracer::finish(const etdump::ChunkSink& sink, size_t window) {
+Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t window, size_t align) {
   // Both passes see the same records and the same time base, so they make
   // the same calls (a delegate event's times are set again to equal values).
   const TimeBase base = time_base();
@@ -345,26 +345,23 @@ Status EventTracer::finish(const etdump::ChunkSink& sink, size_t window) {
     Status replayed = replay(*measuring, base);
     size = replayed ? measuring->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
   }
-  Status out;
-  if (!size) {
-    out = std::move(size).error();
-  } else {
-    auto streaming = etdump::EtDumpWriter::streaming(*size, sink, window);
-    out = replay(*streaming, base);
-    if (out) {
-      auto written = streaming->finish_streamed();
-      if (!written) out = std::move(written).error();
-    }
+  if (size) {
+    auto streaming = etdump::EtDumpWriter::streaming(*size, sink, window, align);
+    Status replayed = replay(*streaming, base);
+    size = replayed ? streaming->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
   }
   reset();
-  return out;
+  return size;
 }
 
 Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(path));
   if (out->positional() && size_estimate() > stream_above) {
-    Status s = finish([&](uint64_t offset, ByteSpan bytes) { return out->write_at(offset, bytes); });
-    if (!s) return std::move(s).error().at_file(path);
+    const size_t align = out->use_direct_io() ? OutputFile::kDirectAlignment : 1;
+    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out->write_at(offset, bytes); },
+                       etdump::EtDumpWriter::kStreamWindow, align);
+    if (!size) return std::move(size).error().at_file(path);
+    ETKIT_TRY(out->set_size(*size));  // the zeros past the dump's end go
   } else {
     ETKIT_TRY(finish([&](ByteSpan bytes) { return out->write(bytes); }));
   }

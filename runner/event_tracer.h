@@ -107,16 +107,20 @@ class EventTracer {
   // read back, or the sink's.
   Status finish(const std::function<Status(ByteSpan)>& sink);
   // The same bytes written to `sink` piece by piece as they are built (see
-  // etdump::ChunkSink), in memory bounded by `window` and a few MiB.
-  Status finish(const etdump::ChunkSink& sink, size_t window = etdump::EtDumpWriter::kStreamWindow);
+  // etdump::ChunkSink and EtDumpWriter::streaming for `align`), in memory
+  // bounded by `window` and a few MiB; the dump's size.
+  Result<uint64_t> finish(const etdump::ChunkSink& sink, size_t window = etdump::EtDumpWriter::kStreamWindow,
+                          size_t align = 1);
   // Below this estimate of the dump's size (kBytesPerEvent per event), a
   // dump is built in memory and written at once: the measuring pass costs
   // more than the memory it saves.
   static constexpr size_t kStreamAbove = size_t(32) << 20;
   // finish() into `path` atomically (a temporary file renamed into place on
   // success): streamed into a regular file when the dump may be larger than
-  // `stream_above`, else built in memory, as always for standard output
-  // ("-"), devices and FIFOs, which take no positional writes.
+  // `stream_above` (with O_DIRECT where the file system takes it: the dump
+  // is written once and not kept in the page cache), else built in memory,
+  // as always for standard output ("-"), devices and FIFOs, which take no
+  // positional writes.
   Status write_etdump(const std::string& path, size_t stream_above = kStreamAbove);
   // The same into a vector (a copy of the dump); empty if the spill file
   // cannot be read back.

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <string>
@@ -270,15 +271,22 @@ namespace {
 
 // A dump streamed through finish(ChunkSink) into memory, checking that the
 // chunks cover it once, from its end to its start.
-std::vector<uint8_t> streamed(EventTracer& tracer, size_t window) {
+// With `align`, every chunk is aligned (offset, size, address) and the
+// zeros past the dump's end are checked and cut off.
+std::vector<uint8_t> streamed(EventTracer& tracer, size_t window, size_t align = 1) {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> chunks;
-  Status s = tracer.finish([&](uint64_t offset, ByteSpan bytes) -> Status {
+  bool aligned = true;
+  auto s = tracer.finish([&](uint64_t offset, ByteSpan bytes) -> Status {
     chunks.emplace_back(offset, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    aligned = aligned && offset % align == 0 && bytes.size() % align == 0 &&
+              reinterpret_cast<uintptr_t>(bytes.data()) % align == 0;
     return {};
-  }, window);
+  }, window, align);
   REQUIRE(s.ok());
+  CHECK(aligned);
   REQUIRE_FALSE(chunks.empty());
   const uint64_t size = chunks.front().first + chunks.front().second.size();
+  CHECK(size == (*s + align - 1) / align * align);
   std::vector<uint8_t> out(static_cast<size_t>(size));
   uint64_t next_end = size;
   for (const auto& [offset, bytes] : chunks) {
@@ -287,6 +295,8 @@ std::vector<uint8_t> streamed(EventTracer& tracer, size_t window) {
     std::memcpy(out.data() + offset, bytes.data(), bytes.size());
   }
   CHECK(next_end == 0);
+  CHECK(std::all_of(out.begin() + std::ptrdiff_t(*s), out.end(), [](uint8_t b) { return b == 0; }));
+  out.resize(size_t(*s));
   return out;
 }
 
@@ -319,7 +329,20 @@ TEST_CASE("EventTracer: a streamed ETDump has the bytes of the one built in memo
       CHECK(streamed(tracer, window) == expected);
       // Empty again, as after finish(sink).
       CHECK(tracer.finish() == etdump::write_etdump(etdump::EtDump{}));
+      // Aligned for O_DIRECT: the same bytes, in whole 4 KiB blocks.
+      EventTracer direct(DebugLevel::kIntermediateOutputs, chunk);
+      record_rounds(direct, names, tensor, kRounds);
+      CHECK(streamed(direct, window, 4096) == expected);
     }
+  }
+  // A dump ending on a block boundary has no zeros past it, one that does
+  // not fits in a single block.
+  for (size_t align : {size_t(8), size_t(16), size_t(4096)}) {
+    EventTracer small(DebugLevel::kIntermediateOutputs, 3);
+    record(small, tensor);
+    EventTracer reference(DebugLevel::kIntermediateOutputs, 3);
+    record(reference, tensor);
+    CHECK(streamed(small, 1, align) == reference.finish());
   }
 }
 

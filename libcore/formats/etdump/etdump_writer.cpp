@@ -40,17 +40,41 @@ class Builder : public flatbuffers::FlatBufferBuilder {
 
 // One private anonymous mapping per buffer, address space only until
 // touched; pages the writer is done with are given back by discard().
+// Streaming with an alignment, the buffer is placed so that the dump's
+// offsets and their addresses agree modulo the page size, with a page of
+// zeros mapped past its end (writes that must be whole blocks).
 // A second allocation means the builder outgrew the announced size.
 class MappedAllocator : public flatbuffers::Allocator {
  public:
+  explicit MappedAllocator(uint64_t dump_size = 0, bool aligned = false) : dump_size_(dump_size), aligned_(aligned) {}
   uint8_t* allocate(size_t size) override {
-    ++allocations;
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (++allocations > 1) return new uint8_t[size];
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    // The dump's first byte is at buffer + size - dump_size.
+    const size_t shift = aligned_ ? (page - (size - dump_size_) % page) % page : 0;
+    length_ = shift + size + (aligned_ ? page : 0);
+    void* p = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    return static_cast<uint8_t*>(p);
+    mapping_ = static_cast<uint8_t*>(p);
+    buffer_ = mapping_ + shift;
+    return buffer_;
   }
-  void deallocate(uint8_t* p, size_t size) override { munmap(p, size); }
+  void deallocate(uint8_t* p, size_t) override {
+    if (p == buffer_) {
+      munmap(mapping_, length_);
+      buffer_ = nullptr;
+    } else {
+      delete[] p;
+    }
+  }
   int allocations = 0;
+
+ private:
+  uint64_t dump_size_;
+  bool aligned_;
+  uint8_t* mapping_ = nullptr;
+  uint8_t* buffer_ = nullptr;
+  size_t length_ = 0;
 };
 
 // Room below the dump for the builder's scratch area (vtable offsets, the
@@ -62,15 +86,16 @@ constexpr size_t kScratchRoom = size_t(1) << 16;
 struct EtDumpWriter::Impl {
   enum class Mode { kInMemory, kMeasure, kStream };
   explicit Impl(size_t size_hint) : builder(size_hint) {}
-  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w)
-      : mode(m), allocator(std::make_unique<MappedAllocator>()), builder(reserve, allocator.get()),
-        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w) {}
+  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a)
+      : mode(m), allocator(std::make_unique<MappedAllocator>(size, a > 1)), builder(reserve, allocator.get()),
+        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1) {}
   Mode mode = Mode::kInMemory;
   std::unique_ptr<MappedAllocator> allocator;  // before builder: outlives it
   Builder builder;
   uint64_t stream_size = 0;
   ChunkSink sink;
   size_t window = 0;
+  size_t align = 1;  // of the offsets and sizes of writes (a power of two up to the page size)
   Status stream_error;
   // Bytes from the end already handed to the sink (measuring: let go of).
   size_t flushed = 0;
@@ -247,9 +272,11 @@ struct EtDumpWriter::Impl {
 
   // Streaming: the bytes built since the last flush go to the sink, at
   // their offset from the dump's start (bytes are final once built: the
-  // builder only ever writes below what it has built). Both passes then give
-  // back the pages they are done with, but for those holding vtables, which
-  // the builder reads again.
+  // builder only ever writes below what it has built); with an alignment,
+  // from the first aligned offset at or above the cursor, the first write
+  // padded with zeros past the dump's end. Both passes then give back the
+  // pages they are done with, but for those holding vtables, which the
+  // builder reads again.
   void flush() {
     const size_t size = builder.GetSize();
     if (size == flushed) return;
@@ -258,10 +285,17 @@ struct EtDumpWriter::Impl {
         stream_error = Error{ErrorKind::kIo, {}, {}, "the ETDump outgrew its measured size of " +
                                                          std::to_string(stream_size) + " bytes"};
       } else {
-        stream_error = sink(stream_size - size, ByteSpan(builder.GetCurrentBufferPointer(), size - flushed));
+        const uint64_t from = (stream_size - size + align - 1) & ~uint64_t(align - 1);
+        uint64_t to = stream_size - flushed;
+        if (flushed == 0) to = (to + align - 1) & ~uint64_t(align - 1);
+        if (to > from) {
+          stream_error = sink(from, ByteSpan(builder.at(flatbuffers::uoffset_t(stream_size - from)), size_t(to - from)));
+          flushed = size_t(stream_size - from);
+        }
       }
+    } else {
+      flushed = size;
     }
-    flushed = size;
     discard();
   }
 
@@ -305,13 +339,13 @@ EtDumpWriter::EtDumpWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 EtDumpWriter::~EtDumpWriter() = default;
 
 std::unique_ptr<EtDumpWriter> EtDumpWriter::measuring(size_t size_hint, size_t window) {
-  return std::unique_ptr<EtDumpWriter>(
-      new EtDumpWriter(std::make_unique<Impl>(Impl::Mode::kMeasure, size_hint + kScratchRoom, 0, nullptr, window)));
+  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(
+      std::make_unique<Impl>(Impl::Mode::kMeasure, size_hint + kScratchRoom, 0, nullptr, window, 1)));
 }
 
-std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window) {
+std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window, size_t align) {
   return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(
-      std::make_unique<Impl>(Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window)));
+      std::make_unique<Impl>(Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window, align)));
 }
 
 bool EtDumpWriter::failed() const { return !impl_->stream_error.ok(); }

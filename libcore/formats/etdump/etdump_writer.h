@@ -42,8 +42,14 @@ class EtDumpWriter {
   // its size. `size_hint` bounds the dump's size (address space only).
   static std::unique_ptr<EtDumpWriter> measuring(size_t size_hint, size_t window = kStreamWindow);
   // Builds a dump of exactly `size` bytes (what a measuring writer given the
-  // same calls found) and writes it to `sink` as it is built.
-  static std::unique_ptr<EtDumpWriter> streaming(uint64_t size, ChunkSink sink, size_t window = kStreamWindow);
+  // same calls found) and writes it to `sink` as it is built. With `align`
+  // (a power of two, at most the page size) every write starts at a
+  // multiple of it, is a multiple of it long and comes from an address
+  // aligned to it, as O_DIRECT wants: the first write (the dump's end)
+  // carries zeros past the dump's size up to the next multiple, which the
+  // destination cuts off again.
+  static std::unique_ptr<EtDumpWriter> streaming(uint64_t size, ChunkSink sink, size_t window = kStreamWindow,
+                                                 size_t align = 1);
   ~EtDumpWriter();
   EtDumpWriter(const EtDumpWriter&) = delete;
   EtDumpWriter& operator=(const EtDumpWriter&) = delete;
