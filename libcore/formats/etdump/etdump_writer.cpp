@@ -280,18 +280,25 @@ struct EtDumpWriter::Impl {
   void flush() {
     const size_t size = builder.GetSize();
     if (size == flushed) return;
-    if (mode == Mode::kStream && stream_error.ok()) {
+    // Once the sink has failed, nothing more is written (and this is not
+    // called again for every event).
+    if (mode == Mode::kStream && !stream_error.ok()) {
+      flushed = size;
+      return;
+    }
+    if (mode == Mode::kStream) {
       if (size > stream_size || allocator->allocations > 1) {
         stream_error = Error{ErrorKind::kIo, {}, {}, "the ETDump outgrew its measured size of " +
                                                          std::to_string(stream_size) + " bytes"};
-      } else {
-        const uint64_t from = (stream_size - size + align - 1) & ~uint64_t(align - 1);
-        uint64_t to = stream_size - flushed;
-        if (flushed == 0) to = (to + align - 1) & ~uint64_t(align - 1);
-        if (to > from) {
-          stream_error = sink(from, ByteSpan(builder.at(flatbuffers::uoffset_t(stream_size - from)), size_t(to - from)));
-          flushed = size_t(stream_size - from);
-        }
+        flushed = size;
+        return;
+      }
+      const uint64_t from = (stream_size - size + align - 1) & ~uint64_t(align - 1);
+      uint64_t to = stream_size - flushed;
+      if (flushed == 0) to = (to + align - 1) & ~uint64_t(align - 1);
+      if (to > from) {
+        stream_error = sink(from, ByteSpan(builder.at(flatbuffers::uoffset_t(stream_size - from)), size_t(to - from)));
+        flushed = size_t(stream_size - from);
       }
     } else {
       flushed = size;
