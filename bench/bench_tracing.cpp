@@ -87,9 +87,7 @@ void BM_UntracedRun(benchmark::State& state) {
 }
 
 // The tracer's ETDump written the way et-run writes it.
-bool write_etdump(EventTracer& tracer, const std::string& path) {
-  return tracer.finish([&](ByteSpan bytes) { return write_file(path, bytes); }).ok();
-}
+bool write_etdump(EventTracer& tracer, const std::string& path) { return tracer.write_etdump(path).ok(); }
 
 void BM_TracedRunToDisk(benchmark::State& state) {
   auto loaded = tiny_add_program();

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "libcore/formats/etdump/etdump_writer.h"
+#include "libcore/support/file.h"
 #include "runner/varint.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -247,33 +248,31 @@ void EventTracer::log_delegate_output(int32_t chain, int32_t instruction, const 
   push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
 
-Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
+EventTracer::TimeBase EventTracer::time_base() {
   // Ticks -> nanoseconds: the ratio of both clocks over the tracer's life,
   // at least a millisecond of it for a precise ratio.
-  TimeBase base{0, 0, 1.0};
-  bool identity = true;
+  if (fixed_time_base_) return *fixed_time_base_;
 #ifdef ETKIT_HAVE_TSC
   uint64_t end_ns = monotonic_ns();
-  if (!fixed_time_base_ && end_ns - start_ns_ < 1'000'000) {
+  if (end_ns - start_ns_ < 1'000'000) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(1'000'000 - (end_ns - start_ns_)));
     end_ns = monotonic_ns();
   }
   const uint64_t end_ticks = ticks();
-  base = TimeBase{start_ticks_, start_ns_, 1.0};
+  TimeBase base{start_ticks_, start_ns_, 1.0, false};
   if (end_ticks > start_ticks_) base.ns_per_tick = double(end_ns - start_ns_) / double(end_ticks - start_ticks_);
-  identity = false;
+  return base;
+#else
+  return TimeBase{0, 0, 1.0, true};
 #endif
-  if (fixed_time_base_) {
-    base = *fixed_time_base_;
-    identity = false;
-  }
+}
+
+Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
   auto to_ns = [&](uint64_t t) {
-    if (identity) return t;
+    if (base.identity) return t;
     const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
     return base.start_ns + static_cast<uint64_t>(delta < 0 ? 0 : delta);
   };
-  const uint64_t events = spilled_records_ + records_.size();
-  etdump::EtDumpWriter writer(size_t(events * kBytesPerEvent) + (size_t(1) << 16));
   auto add = [&](const Record& r) {
     switch (r.kind) {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
@@ -288,23 +287,23 @@ Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
       }
     }
   };
-  Status read_back;
-  if (spilled_records_ > 0) {
-    // Reuses the packing buffer, the size of the largest chunk.
-    uint64_t offset = 0;
-    for (const SpilledChunk& c : spilled_chunks_) {
-      uint8_t* bytes = packed_.get();
-      if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
-          !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
-        read_back = Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
-        break;
-      }
-      offset += c.bytes;
+  // Reuses the packing buffer, the size of the largest chunk.
+  uint64_t offset = 0;
+  for (const SpilledChunk& c : spilled_chunks_) {
+    uint8_t* bytes = packed_.get();
+    if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
+        !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
+      return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
     }
+    // A sink that failed fails the dump: the rest would be built for nothing.
+    if (writer.failed()) return {};
+    offset += c.bytes;
   }
-  if (read_back) {
-    for (const Record& r : records_) add(r);
-  }
+  for (const Record& r : records_) add(r);
+  return {};
+}
+
+void EventTracer::reset() {
   records_.clear();
   spill_.reset();
   spilled_records_ = 0;
@@ -321,8 +320,52 @@ Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
   fixed_time_base_.reset();
   start_ticks_ = ticks();
   start_ns_ = monotonic_ns();
-  if (!read_back) return read_back;
+}
+
+size_t EventTracer::size_estimate() const {
+  return size_t((spilled_records_ + records_.size()) * kBytesPerEvent) + (size_t(1) << 16);
+}
+
+Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
+  const TimeBase base = time_base();
+  etdump::EtDumpWriter writer(size_estimate());
+  Status replayed = replay(writer, base);
+  reset();
+  if (!replayed) return replayed;
   return writer.finish(sink);
+}
+
+Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t window, size_t align) {
+  // Both passes see the same records and the same time base, so they make
+  // the same calls (a delegate event's times are set again to equal values).
+  const TimeBase base = time_base();
+  Result<uint64_t> size = uint64_t(0);
+  {
+    auto measuring = etdump::EtDumpWriter::measuring(size_estimate(), window);
+    Status replayed = replay(*measuring, base);
+    size = replayed ? measuring->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
+  }
+  if (size) {
+    auto streaming = etdump::EtDumpWriter::streaming(*size, sink, window, align);
+    Status replayed = replay(*streaming, base);
+    size = replayed ? streaming->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
+  }
+  reset();
+  return size;
+}
+
+Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
+  ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(path));
+  if (out->positional() && size_estimate() > stream_above) {
+    const size_t align = out->use_direct_io() ? OutputFile::kDirectAlignment : 1;
+    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out->write_at(offset, bytes); },
+                       etdump::EtDumpWriter::kStreamWindow, align);
+    if (!size) return std::move(size).error().at_file(path);
+    ETKIT_TRY(out->set_size(*size));  // the zeros past the dump's end go
+  } else {
+    ETKIT_TRY(finish([&](ByteSpan bytes) { return out->write(bytes); }));
+  }
+  return out->commit();
 }
 
 std::vector<uint8_t> EventTracer::finish() {

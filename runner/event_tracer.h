@@ -12,10 +12,12 @@
 // (names as indices, start times as deltas, varints: about 8 bytes a
 // profile event instead of 48) and goes to an anonymous temporary file
 // (SpillFile), read back chunk by chunk by finish().
-// finish() builds the dump in one buffer of the dump's size and hands it to
-// its sink without a copy, so a run's memory is the ETDump's size plus a few
-// MB, whatever the number of events. Debug and delegate events (with their
-// tensors' shapes) are the exception: they stay in memory until finish().
+// write_etdump() streams the dump to its file as it is built (two passes
+// over the records: the first measures the dump, the second writes it a few
+// MiB at a time at its final offsets), so a run's memory stays at a few MiB
+// whatever the number of events; the finish() overloads that hand over the
+// whole dump build it in one buffer of its size. Debug and delegate events
+// (with their tensors' shapes) stay in memory until then.
 #pragma once
 
 #include <array>
@@ -31,6 +33,7 @@
 
 #include "libcore/formats/etdump/debug_buffer.h"
 #include "libcore/formats/etdump/etdump.h"
+#include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/support/result.h"
 #include "runner/evalue.h"
 #include "runner/spill_file.h"
@@ -103,6 +106,22 @@ class EventTracer {
   // handed to `sink` without a copy; an error if the spill file cannot be
   // read back, or the sink's.
   Status finish(const std::function<Status(ByteSpan)>& sink);
+  // The same bytes written to `sink` piece by piece as they are built (see
+  // etdump::ChunkSink and EtDumpWriter::streaming for `align`), in memory
+  // bounded by `window` and a few MiB; the dump's size.
+  Result<uint64_t> finish(const etdump::ChunkSink& sink, size_t window = etdump::EtDumpWriter::kStreamWindow,
+                          size_t align = 1);
+  // Below this estimate of the dump's size (kBytesPerEvent per event), a
+  // dump is built in memory and written at once: the measuring pass costs
+  // more than the memory it saves.
+  static constexpr size_t kStreamAbove = size_t(32) << 20;
+  // finish() into `path` atomically (a temporary file renamed into place on
+  // success): streamed into a regular file when the dump may be larger than
+  // `stream_above` (with O_DIRECT where the file system takes it: the dump
+  // is written once and not kept in the page cache), else built in memory,
+  // as always for standard output ("-"), devices and FIFOs, which take no
+  // positional writes.
+  Status write_etdump(const std::string& path, size_t stream_above = kStreamAbove);
   // The same into a vector (a copy of the dump); empty if the spill file
   // cannot be read back.
   std::vector<uint8_t> finish();
@@ -123,7 +142,15 @@ class EventTracer {
     uint64_t start_ticks;
     uint64_t start_ns;
     double ns_per_tick;
+    bool identity = false;  // ticks are already nanoseconds
   };
+  TimeBase time_base();
+  // Every record, spilled ones first, into `writer`.
+  Status replay(etdump::EtDumpWriter& writer, const TimeBase& base);
+  // Empties the tracer after finish().
+  void reset();
+  // A bound on the dump's size.
+  size_t size_estimate() const;
   etdump::Tensor record_tensor(const Tensor& t);
   void push(const Record& r) {
     records_.push_back(r);

@@ -116,6 +116,40 @@ Status OutputFile::write(ByteSpan bytes) {
   return {};
 }
 
+Status OutputFile::write_at(uint64_t offset, ByteSpan bytes) {
+  if (in_place_) return io_error(path_, "cannot write at an offset: not a regular file");
+  const int fd = fileno(stream_);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = pwrite(fd, bytes.data() + done, bytes.size() - done, off_t(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINVAL && direct_) {
+      // Alignment the device wants beyond kDirectAlignment, say.
+      direct_ = false;
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_DIRECT);
+      continue;
+    }
+    if (n < 0) return write_error();
+    if (n == 0) return io_error(path_, "cannot write: no progress");
+    done += size_t(n);
+  }
+  return {};
+}
+
+bool OutputFile::use_direct_io() {
+  if (in_place_ || direct_) return direct_;
+  const int fd = fileno(stream_);
+  const int flags = fcntl(fd, F_GETFL);
+  direct_ = flags >= 0 && fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
+  return direct_;
+}
+
+Status OutputFile::set_size(uint64_t size) {
+  if (in_place_) return io_error(path_, "cannot set the size: not a regular file");
+  if (ftruncate(fileno(stream_), off_t(size)) != 0) return io_error(path_, "cannot write: " + errno_text());
+  return {};
+}
+
 Status OutputFile::write_text(std::string_view text) {
   return write(ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }

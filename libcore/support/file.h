@@ -3,6 +3,7 @@
 // run never leaves a half-written output behind.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -58,6 +59,20 @@ class OutputFile {
   std::FILE* stream() { return stream_; }
   Status write(ByteSpan bytes);
   Status write_text(std::string_view text);
+  // Whether write_at() works: the temporary file of a regular file, not
+  // standard output, a device or a FIFO.
+  bool positional() const { return !in_place_; }
+  // Writes at `offset` (a file built out of order, like a FlatBuffer, back
+  // to front); not mixed with write().
+  Status write_at(uint64_t offset, ByteSpan bytes);
+  // Offsets, sizes and addresses of write_at() under O_DIRECT are multiples
+  // of this (the page size, a multiple of any block size in use).
+  static constexpr size_t kDirectAlignment = 4096;
+  // Makes write_at() bypass the page cache (O_DIRECT); false where the file
+  // system does not take it. A write it refuses all the same is written
+  // through the page cache, and so are the ones after it.
+  bool use_direct_io();
+  Status set_size(uint64_t size);
   Status commit();
   const std::string& path() const { return path_; }
 
@@ -69,6 +84,7 @@ class OutputFile {
   std::FILE* stream_ = nullptr;
   bool committed_ = false;
   bool in_place_ = false;  // stdout or a non-regular file: no temp file
+  bool direct_ = false;
 };
 
 // Writes `bytes` (or `text`) to `path` atomically.

@@ -3,9 +3,16 @@
 // writer (write_etdump) given the same events by hand.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,6 +21,7 @@
 #include "libcore/formats/json/schema_json.h"
 #include "runner/event_tracer.h"
 #include "runner/spill_file.h"
+#include "tests/support/test_support.h"
 
 using namespace etkit;
 using namespace etkit::rt;
@@ -257,4 +265,152 @@ TEST_CASE("EventTracer: the ETDump's bytes are the same with and without spillin
   REQUIRE(first.profile_event);
   CHECK(first.profile_event->chain_index == INT32_MIN);
   CHECK(first.profile_event->start_time == 1'000'000 + (5'000 + 3 * 13) / 4);
+}
+
+namespace {
+
+// A dump streamed through finish(ChunkSink) into memory, checking that the
+// chunks cover it once, from its end to its start.
+// With `align`, every chunk is aligned (offset, size, address) and the
+// zeros past the dump's end are checked and cut off.
+std::vector<uint8_t> streamed(EventTracer& tracer, size_t window, size_t align = 1) {
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> chunks;
+  bool aligned = true;
+  auto s = tracer.finish([&](uint64_t offset, ByteSpan bytes) -> Status {
+    chunks.emplace_back(offset, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    aligned = aligned && offset % align == 0 && bytes.size() % align == 0 &&
+              reinterpret_cast<uintptr_t>(bytes.data()) % align == 0;
+    return {};
+  }, window, align);
+  REQUIRE(s.ok());
+  CHECK(aligned);
+  REQUIRE_FALSE(chunks.empty());
+  const uint64_t size = chunks.front().first + chunks.front().second.size();
+  CHECK(size == (*s + align - 1) / align * align);
+  std::vector<uint8_t> out(static_cast<size_t>(size));
+  uint64_t next_end = size;
+  for (const auto& [offset, bytes] : chunks) {
+    CHECK(offset + bytes.size() == next_end);
+    next_end = offset;
+    std::memcpy(out.data() + offset, bytes.data(), bytes.size());
+  }
+  CHECK(next_end == 0);
+  CHECK(std::all_of(out.begin() + std::ptrdiff_t(*s), out.end(), [](uint8_t b) { return b == 0; }));
+  out.resize(size_t(*s));
+  return out;
+}
+
+// record_varied `rounds` times: 60 records each.
+void record_rounds(EventTracer& tracer, const std::vector<std::string>& names, Tensor& tensor, int rounds) {
+  for (int r = 0; r < rounds; ++r) record_varied(tracer, names, tensor);
+}
+
+}  // namespace
+
+TEST_CASE("EventTracer: a streamed ETDump has the bytes of the one built in memory", "[runner][etdump]") {
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+  const std::vector<std::string> names = {"OPERATOR_CALL", "native_call_add.out", "OPERATOR_CALL",
+                                          "native_call_add.out", ""};
+  // 100 rounds of 4 blocks: 6,000 records, a dump of 340 KB over 80 pages,
+  // with profile, delegate and debug events in every block.
+  constexpr int kRounds = 100;
+  EventTracer in_memory(DebugLevel::kIntermediateOutputs, 1 << 20);
+  record_rounds(in_memory, names, tensor, kRounds);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  REQUIRE(expected.size() > 300'000);
+  // Records kept in memory or spilled in chunks of 7 and 1000; written after
+  // every event (window 1), every page or two, or at the default window.
+  for (size_t chunk : {size_t(1) << 20, size_t(7), size_t(1000)}) {
+    for (size_t window : {size_t(1), size_t(5000), etdump::EtDumpWriter::kStreamWindow}) {
+      INFO("chunk " << chunk << ", window " << window);
+      EventTracer tracer(DebugLevel::kIntermediateOutputs, chunk);
+      record_rounds(tracer, names, tensor, kRounds);
+      CHECK(streamed(tracer, window) == expected);
+      // Empty again, as after finish(sink).
+      CHECK(tracer.finish() == etdump::write_etdump(etdump::EtDump{}));
+      // Aligned for O_DIRECT: the same bytes, in whole 4 KiB blocks.
+      EventTracer direct(DebugLevel::kIntermediateOutputs, chunk);
+      record_rounds(direct, names, tensor, kRounds);
+      CHECK(streamed(direct, window, 4096) == expected);
+    }
+  }
+  // A dump ending on a block boundary has no zeros past it, one that does
+  // not fits in a single block.
+  for (size_t align : {size_t(8), size_t(16), size_t(4096)}) {
+    EventTracer small(DebugLevel::kIntermediateOutputs, 3);
+    record(small, tensor);
+    EventTracer reference(DebugLevel::kIntermediateOutputs, 3);
+    record(reference, tensor);
+    CHECK(streamed(small, 1, align) == reference.finish());
+  }
+}
+
+TEST_CASE("EventTracer: write_etdump streams into the file atomically and names it on errors", "[runner][etdump]") {
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+  const std::vector<std::string> names = {"OPERATOR_CALL", "native_call_add.out"};
+  EventTracer reference(DebugLevel::kIntermediateOutputs, 16);
+  record_rounds(reference, names, tensor, 50);
+  const std::vector<uint8_t> expected = reference.finish();
+  REQUIRE(expected.size() > 100'000);
+
+  const std::filesystem::path dir = test::scratch_dir() / "stream";
+  std::filesystem::create_directories(dir);
+  auto only_entry = [&]() {
+    std::vector<std::string> entries;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) entries.push_back(e.path().filename().string());
+    return entries;
+  };
+
+  SECTION("streamed (any size) and built in memory: the same file") {
+    for (size_t stream_above : {size_t(0), SIZE_MAX}) {
+      EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+      record_rounds(tracer, names, tensor, 50);
+      const std::string path = (dir / "out.etdp").string();
+      REQUIRE(tracer.write_etdump(path, stream_above).ok());
+      CHECK(test::read_bytes(path) == expected);
+      CHECK(only_entry() == std::vector<std::string>{"out.etdp"});  // no temporary file left
+      std::filesystem::remove(path);
+    }
+  }
+
+  SECTION("a device that is full: an I/O error naming it") {
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    record_rounds(tracer, names, tensor, 50);
+    Status s = tracer.write_etdump("/dev/full", 0);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().kind == ErrorKind::kIo);
+    CHECK(s.error().file == "/dev/full");
+  }
+
+  SECTION("a file size limit reached while streaming, or writing at once: no file, an error naming it") {
+    // In a child whose files may not grow past 64 KiB (SIGXFSZ ignored, so
+    // the write fails with EFBIG instead of killing it), as a full disk
+    // fails a write part of the way.
+    for (size_t stream_above : {size_t(0), SIZE_MAX}) {
+      INFO("stream_above " << stream_above);
+      const std::string path = (dir / "limited.etdp").string();
+      const pid_t child = fork();
+      REQUIRE(child >= 0);
+      if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{64 << 10, 64 << 10};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(10);
+        EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+        record_rounds(tracer, names, tensor, 50);
+        Status s = tracer.write_etdump(path, stream_above);
+        if (s.ok()) _exit(11);
+        if (s.error().kind != ErrorKind::kIo) _exit(12);
+        if (s.error().file != path) _exit(13);
+        if (s.error().message.find("cannot write") == std::string::npos) _exit(14);
+        _exit(0);
+      }
+      int status = 0;
+      REQUIRE(waitpid(child, &status, 0) == child);
+      REQUIRE(WIFEXITED(status));  // not killed by a signal
+      CHECK(WEXITSTATUS(status) == 0);
+      CHECK(only_entry().empty());  // neither the file nor its temporary file
+    }
+  }
 }

@@ -198,3 +198,115 @@ TEST_CASE("named profile events (the runtime's path) read as ProfileEvent struct
   CHECK(last.start_time == 10);
   CHECK(last.end_time == 20);
 }
+
+namespace {
+
+// Every kind of call, repeated over blocks: generic tables whose vtables the
+// builder reads again, named events, allocators, a block with no events.
+void add_events(EtDumpWriter& w, int blocks) {
+  const std::string names[] = {"OPERATOR_CALL", "native_call_add.out", "Method::execute"};
+  for (int b = 0; b < blocks; ++b) {
+    w.begin_block(b % 3 ? "Execute" : "Default", b % 5 == 0 ? b : -1);
+    if (b % 7 == 3) continue;
+    const int32_t alloc = w.add_allocator("method");
+    for (int i = 0; i < 20; ++i) {
+      w.add_profile_event(names[(b + i) % 3], i % 4 - 1, i, 1000 * uint64_t(b) + uint64_t(i), i % 6 ? 2000 : 0);
+    }
+    w.add_allocation_event({alloc, 64 * uint64_t(b)});
+    ProfileEvent delegate;
+    delegate.chain_index = b;
+    delegate.instruction_id = 2;
+    if (b % 2) {
+      delegate.delegate_debug_id_str = "node " + std::to_string(b);
+    } else {
+      delegate.delegate_debug_id_int = b;
+    }
+    delegate.delegate_debug_metadata = std::vector<uint8_t>(size_t(b % 4), uint8_t(b));
+    delegate.start_time = uint64_t(b);
+    delegate.end_time = uint64_t(b) + 9;
+    w.add_profile_event(delegate);
+    DebugEvent d;
+    d.chain_index = uint64_t(b);
+    d.instruction_id = 4;
+    d.debug_entry.val = ValueType::kTensorList;
+    d.debug_entry.tensor_list = std::vector<Tensor>{Tensor{6, {2, b}, {b, 1}, 64 * b}, Tensor{4, {0}, {1}, -1}};
+    w.add_debug_event(d);
+    DebugEvent scalar;
+    scalar.debug_entry.val = ValueType::kInt;
+    scalar.debug_entry.int_value = -b;
+    w.add_debug_event(scalar);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a measured then streamed ETDump has the bytes of the one built in memory", "[writer][etdump]") {
+  EtDumpWriter in_memory;
+  add_events(in_memory, 200);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  REQUIRE(expected.size() > 100'000);  // tens of pages, so pages are given back while building
+  // A window of 1 byte writes after every event; 4096 and 10,000 give back
+  // whole pages between events that reuse the vtables on them.
+  for (size_t window : {size_t(1), size_t(4096), size_t(10'000), EtDumpWriter::kStreamWindow}) {
+    INFO("window " << window);
+    auto measuring = EtDumpWriter::measuring(expected.size() * 2, window);
+    add_events(*measuring, 200);
+    auto size = measuring->finish_streamed();
+    REQUIRE(size.ok());
+    REQUIRE(*size == expected.size());
+
+    std::vector<uint8_t> out(size_t(*size), 0xAA);
+    uint64_t next_end = *size;  // chunks arrive from the end, each once, no gaps
+    bool in_order = true;
+    size_t chunks = 0;
+    auto streaming = EtDumpWriter::streaming(*size, [&](uint64_t offset, ByteSpan bytes) -> Status {
+      in_order = in_order && offset + bytes.size() == next_end;
+      next_end = offset;
+      std::memcpy(out.data() + offset, bytes.data(), bytes.size());
+      ++chunks;
+      return {};
+    }, window);
+    add_events(*streaming, 200);
+    auto written = streaming->finish_streamed();
+    REQUIRE(written.ok());
+    CHECK(*written == expected.size());
+    CHECK(in_order);
+    CHECK(next_end == 0);
+    CHECK(out == expected);
+    if (window == 1) CHECK(chunks > 4000);  // 200 blocks of 24 events
+  }
+}
+
+TEST_CASE("a streamed ETDump stops at its sink's first error, and refuses calls that outgrow its size",
+          "[writer][etdump]") {
+  auto measuring = EtDumpWriter::measuring(1 << 20, 1);
+  add_events(*measuring, 10);
+  auto size = measuring->finish_streamed();
+  REQUIRE(size.ok());
+
+  int calls = 0;
+  auto failing = EtDumpWriter::streaming(*size, [&](uint64_t, ByteSpan) -> Status {
+    return ++calls == 3 ? io_error("out.etdp", "cannot write: No space left on device") : Status{};
+  }, 1);
+  add_events(*failing, 10);
+  CHECK(failing->failed());
+  auto failed = failing->finish_streamed();
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().file == "out.etdp");
+  CHECK(calls == 3);  // nothing written after the error
+
+  // Calls that do not match the measured ones: one block more is 12+ bytes
+  // more than announced.
+  auto larger = EtDumpWriter::streaming(*size, [](uint64_t, ByteSpan) -> Status { return {}; }, 1);
+  add_events(*larger, 11);
+  auto outgrown = larger->finish_streamed();
+  REQUIRE_FALSE(outgrown.ok());
+  CHECK(outgrown.error().kind == ErrorKind::kIo);
+  CHECK(outgrown.error().message.find("outgrew its measured size of " + std::to_string(*size)) != std::string::npos);
+  // And fewer calls than measured: the dump is smaller than announced.
+  auto smaller = EtDumpWriter::streaming(*size, [](uint64_t, ByteSpan) -> Status { return {}; }, 1);
+  add_events(*smaller, 9);
+  auto short_dump = smaller->finish_streamed();
+  REQUIRE_FALSE(short_dump.ok());
+  CHECK(short_dump.error().message.find("not its measured " + std::to_string(*size)) != std::string::npos);
+}

@@ -265,7 +265,7 @@ Result<int> run(const Options& o) {
     Status s = execute_once(tracer ? &*tracer : nullptr);
     if (!s) {
       // What ran is still worth keeping: write the dump before failing.
-      if (tracer) (void)tracer->finish([&](ByteSpan bytes) { return write_file(o.etdump, bytes); });
+      if (tracer) (void)tracer->write_etdump(o.etdump);
       Error e = std::move(s).error();
       return std::move(e).at_file(pf.file->path());
     }
@@ -284,7 +284,7 @@ Result<int> run(const Options& o) {
     ETKIT_TRY(write_files(o.output_dir, files));
   }
   if (tracer) {
-    ETKIT_TRY(tracer->finish([&](ByteSpan bytes) { return write_file(o.etdump, bytes); }));
+    ETKIT_TRY(tracer->write_etdump(o.etdump));
     if (level != DebugLevel::kNone) ETKIT_TRY(write_file(debug_path, tracer->debug_buffer()));
   }
   if (!tools::quiet_mode()) {

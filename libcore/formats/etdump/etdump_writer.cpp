@@ -1,7 +1,12 @@
 #include "libcore/formats/etdump/etdump_writer.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <deque>
+#include <new>
 #include <string>
 #include <unordered_map>
 
@@ -11,9 +16,91 @@ namespace etkit::etdump {
 namespace fb = ::etdump;
 using flatbuffers::Offset;
 
+namespace {
+
+// The builder with what the two-pass writer needs from its internals: room
+// reserved without being written (measuring), and where the vtables of the
+// generic path are (it reads them again to deduplicate vtables).
+class Builder : public flatbuffers::FlatBufferBuilder {
+ public:
+  using FlatBufferBuilder::FlatBufferBuilder;
+  void skip(size_t bytes) { buf_.make_space(bytes); }
+  // Valid between tables (outside a table the scratch area holds only the
+  // offsets of the vtables written so far).
+  template <typename F>
+  void for_each_vtable(F&& f) const {
+    if (GetSize() == 0) return;
+    for (const uint8_t* it = buf_.scratch_data(); it < buf_.scratch_end(); it += sizeof(flatbuffers::uoffset_t)) {
+      f(flatbuffers::ReadScalar<flatbuffers::uoffset_t>(it));
+    }
+  }
+  // The byte at `offset` from the end of the buffer.
+  uint8_t* at(flatbuffers::uoffset_t offset) const { return buf_.data_at(offset); }
+};
+
+// One private anonymous mapping per buffer, address space only until
+// touched; pages the writer is done with are given back by discard().
+// Streaming with an alignment, the buffer is placed so that the dump's
+// offsets and their addresses agree modulo the page size, with a page of
+// zeros mapped past its end (writes that must be whole blocks).
+// A second allocation means the builder outgrew the announced size.
+class MappedAllocator : public flatbuffers::Allocator {
+ public:
+  explicit MappedAllocator(uint64_t dump_size = 0, bool aligned = false) : dump_size_(dump_size), aligned_(aligned) {}
+  uint8_t* allocate(size_t size) override {
+    if (++allocations > 1) return new uint8_t[size];
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    // The dump's first byte is at buffer + size - dump_size.
+    const size_t shift = aligned_ ? (page - (size - dump_size_) % page) % page : 0;
+    length_ = shift + size + (aligned_ ? page : 0);
+    void* p = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    mapping_ = static_cast<uint8_t*>(p);
+    buffer_ = mapping_ + shift;
+    return buffer_;
+  }
+  void deallocate(uint8_t* p, size_t) override {
+    if (p == buffer_) {
+      munmap(mapping_, length_);
+      buffer_ = nullptr;
+    } else {
+      delete[] p;
+    }
+  }
+  int allocations = 0;
+
+ private:
+  uint64_t dump_size_;
+  bool aligned_;
+  uint8_t* mapping_ = nullptr;
+  uint8_t* buffer_ = nullptr;
+  size_t length_ = 0;
+};
+
+// Room below the dump for the builder's scratch area (vtable offsets, the
+// fields of the table being built).
+constexpr size_t kScratchRoom = size_t(1) << 16;
+
+}  // namespace
+
 struct EtDumpWriter::Impl {
+  enum class Mode { kInMemory, kMeasure, kStream };
   explicit Impl(size_t size_hint) : builder(size_hint) {}
-  flatbuffers::FlatBufferBuilder builder;
+  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a)
+      : mode(m), allocator(std::make_unique<MappedAllocator>(size, a > 1)), builder(reserve, allocator.get()),
+        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1) {}
+  Mode mode = Mode::kInMemory;
+  std::unique_ptr<MappedAllocator> allocator;  // before builder: outlives it
+  Builder builder;
+  uint64_t stream_size = 0;
+  ChunkSink sink;
+  size_t window = 0;
+  size_t align = 1;  // of the offsets and sizes of writes (a power of two up to the page size)
+  Status stream_error;
+  // Bytes from the end already handed to the sink (measuring: let go of).
+  size_t flushed = 0;
+  // The lowest page given back so far, or null.
+  uint8_t* discarded_from = nullptr;
   // Event names written so far; a runtime repeats a few hundred names over
   // millions of events.
   std::deque<std::string> name_storage;
@@ -43,7 +130,15 @@ struct EtDumpWriter::Impl {
     if (!block_open) return;
     auto allocs = allocators.empty() ? 0 : builder.CreateVector(allocators);
     // The runtime leaves `events` out of a block that received none.
-    auto evs = block_has_events ? builder.CreateVector(events) : 0;
+    flatbuffers::Offset<flatbuffers::Vector<Offset<fb::Event>>> evs = 0;
+    if (block_has_events && mode == Mode::kMeasure) {
+      // CreateVector's layout, its elements not written.
+      builder.StartVector(events.size(), sizeof(flatbuffers::uoffset_t));
+      builder.skip(events.size() * sizeof(flatbuffers::uoffset_t));
+      evs = builder.EndVector(events.size());
+    } else if (block_has_events) {
+      evs = builder.CreateVector(events);
+    }
     runs.push_back(fb::CreateRunData(builder, block_name, bundled_input_index, allocs, evs));
     allocators.clear();
     events.clear();
@@ -148,6 +243,10 @@ struct EtDumpWriter::Impl {
     if (event_vtable == 0) event_vtable = push_vtable({voffset_t(4 + 2 * 1), 8, 4});
     builder.Align(8);
     const flatbuffers::uoffset_t base = builder.GetSize();
+    if (mode == Mode::kMeasure) {
+      builder.skip(40);
+      return Offset<fb::Event>(base + 40);
+    }
     const flatbuffers::uoffset_t event_at = base + 40;
     const flatbuffers::uoffset_t profile_at = base + 32;
     uint8_t bytes[40];
@@ -168,11 +267,95 @@ struct EtDumpWriter::Impl {
   void push(Offset<fb::Event> event) {
     events.push_back(event);
     block_has_events = true;
+    if (mode != Mode::kInMemory && builder.GetSize() - flushed >= window) [[unlikely]] flush();
+  }
+
+  // Streaming: the bytes built since the last flush go to the sink, at
+  // their offset from the dump's start (bytes are final once built: the
+  // builder only ever writes below what it has built); with an alignment,
+  // from the first aligned offset at or above the cursor, the first write
+  // padded with zeros past the dump's end. Both passes then give back the
+  // pages they are done with, but for those holding vtables, which the
+  // builder reads again.
+  void flush() {
+    const size_t size = builder.GetSize();
+    if (size == flushed) return;
+    // Once the sink has failed, nothing more is written (and this is not
+    // called again for every event).
+    if (mode == Mode::kStream && !stream_error.ok()) {
+      flushed = size;
+      return;
+    }
+    if (mode == Mode::kStream) {
+      if (size > stream_size || allocator->allocations > 1) {
+        stream_error = Error{ErrorKind::kIo, {}, {}, "the ETDump outgrew its measured size of " +
+                                                         std::to_string(stream_size) + " bytes"};
+        flushed = size;
+        return;
+      }
+      const uint64_t from = (stream_size - size + align - 1) & ~uint64_t(align - 1);
+      uint64_t to = stream_size - flushed;
+      if (flushed == 0) to = (to + align - 1) & ~uint64_t(align - 1);
+      if (to > from) {
+        stream_error = sink(from, ByteSpan(builder.at(flatbuffers::uoffset_t(stream_size - from)), size_t(to - from)));
+        flushed = size_t(stream_size - from);
+      }
+    } else {
+      flushed = size;
+    }
+    discard();
+  }
+
+  void discard() {
+    // After a reallocation the pages given back so far were another
+    // mapping's: nothing more is given back.
+    if (allocator->allocations > 1) return;
+    static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t cursor = reinterpret_cast<uintptr_t>(builder.GetCurrentBufferPointer());
+    const uintptr_t from = (cursor + page - 1) & ~(page - 1);  // the page being built stays
+    const uintptr_t to = discarded_from ? reinterpret_cast<uintptr_t>(discarded_from)
+                                        : (reinterpret_cast<uintptr_t>(builder.at(0)) & ~(page - 1));
+    if (from >= to) return;
+    std::vector<uintptr_t> kept;  // pages holding (part of) a vtable
+    auto keep = [&](flatbuffers::uoffset_t offset) {
+      const uint8_t* vtable = builder.at(offset);
+      const uintptr_t first = reinterpret_cast<uintptr_t>(vtable);
+      const uintptr_t last = first + flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable) - 1;
+      for (uintptr_t p = first & ~(page - 1); p <= last; p += page) {
+        if (p >= from && p < to) kept.push_back(p);
+      }
+    };
+    builder.for_each_vtable(keep);
+    for (auto v : profile_vtables) {
+      if (v != 0) keep(v);
+    }
+    if (event_vtable != 0) keep(event_vtable);
+    std::sort(kept.begin(), kept.end());
+    uintptr_t start = from;
+    for (uintptr_t p : kept) {
+      if (p > start) madvise(reinterpret_cast<void*>(start), p - start, MADV_DONTNEED);
+      start = std::max(start, p + page);
+    }
+    if (to > start) madvise(reinterpret_cast<void*>(start), to - start, MADV_DONTNEED);
+    discarded_from = reinterpret_cast<uint8_t*>(from);
   }
 };
 
 EtDumpWriter::EtDumpWriter(size_t size_hint) : impl_(std::make_unique<Impl>(size_hint)) {}
+EtDumpWriter::EtDumpWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 EtDumpWriter::~EtDumpWriter() = default;
+
+std::unique_ptr<EtDumpWriter> EtDumpWriter::measuring(size_t size_hint, size_t window) {
+  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(
+      std::make_unique<Impl>(Impl::Mode::kMeasure, size_hint + kScratchRoom, 0, nullptr, window, 1)));
+}
+
+std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window, size_t align) {
+  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(
+      std::make_unique<Impl>(Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window, align)));
+}
+
+bool EtDumpWriter::failed() const { return !impl_->stream_error.ok(); }
 
 void EtDumpWriter::begin_block(std::string_view name, int32_t bundled_input_index) {
   impl_->open_block(name, bundled_input_index);
@@ -228,6 +411,27 @@ Status EtDumpWriter::finish(const std::function<Status(ByteSpan)>& sink) {
   Status s = sink(ByteSpan(impl_->builder.GetBufferPointer(), impl_->builder.GetSize()));
   impl_ = std::make_unique<Impl>(size_t(1) << 20);
   return s;
+}
+
+Result<uint64_t> EtDumpWriter::finish_streamed() {
+  Impl& impl = *impl_;
+  impl.close_block();
+  auto runs = impl.builder.CreateVector(impl.runs);
+  auto root = fb::CreateETDump(impl.builder, 0, runs);
+  impl.builder.FinishSizePrefixed(root, kIdentifier.data());
+  const uint64_t size = impl.builder.GetSize();
+  if (impl.mode == Impl::Mode::kStream) {
+    impl.flush();
+    if (impl.stream_error.ok() && size != impl.stream_size) {
+      impl.stream_error = Error{ErrorKind::kIo, {}, {}, "the ETDump has " + std::to_string(size) +
+                                                            " bytes, not its measured " +
+                                                            std::to_string(impl.stream_size)};
+    }
+  }
+  Status s = std::move(impl.stream_error);
+  impl_ = std::make_unique<Impl>(size_t(1) << 20);
+  if (!s.ok()) return std::move(s).error();
+  return size;
 }
 
 std::vector<uint8_t> EtDumpWriter::finish() {

@@ -3,8 +3,15 @@
 // scalars equal to their defaults left out. One difference in the bytes, not
 // in what a reader sees: the names of add_profile_event(name, ...) are
 // written once per distinct name and shared by the events that use them.
+//
+// A dump too large to hold in memory is written in two passes over the same
+// calls: a measuring writer lays it out without writing its events and
+// gives its exact size, then a streaming writer builds the same bytes and
+// hands them to a positional sink a few MiB at a time, so neither pass holds
+// more than a few MiB whatever the dump's size.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -16,6 +23,11 @@
 
 namespace etkit::etdump {
 
+// Receives every byte range of a streamed dump once, from the end of the
+// dump towards its start (a FlatBuffer is built back to front); `offset`
+// counts from the dump's first byte.
+using ChunkSink = std::function<Status(uint64_t offset, ByteSpan bytes)>;
+
 class EtDumpWriter {
  public:
   // `size_hint`: the expected size of the dump. The buffer is built back to
@@ -23,6 +35,21 @@ class EtDumpWriter {
   // memory, so overestimating is cheap and spares the copies of a growing
   // buffer.
   explicit EtDumpWriter(size_t size_hint = size_t(1) << 20);
+  // Bytes built between two writes to the sink (and what either pass
+  // holds in memory, apart from pages holding vtables).
+  static constexpr size_t kStreamWindow = size_t(4) << 20;
+  // Lays the dump out without writing its events; finish_streamed() gives
+  // its size. `size_hint` bounds the dump's size (address space only).
+  static std::unique_ptr<EtDumpWriter> measuring(size_t size_hint, size_t window = kStreamWindow);
+  // Builds a dump of exactly `size` bytes (what a measuring writer given the
+  // same calls found) and writes it to `sink` as it is built. With `align`
+  // (a power of two, at most the page size) every write starts at a
+  // multiple of it, is a multiple of it long and comes from an address
+  // aligned to it, as O_DIRECT wants: the first write (the dump's end)
+  // carries zeros past the dump's size up to the next multiple, which the
+  // destination cuts off again.
+  static std::unique_ptr<EtDumpWriter> streaming(uint64_t size, ChunkSink sink, size_t window = kStreamWindow,
+                                                 size_t align = 1);
   ~EtDumpWriter();
   EtDumpWriter(const EtDumpWriter&) = delete;
   EtDumpWriter& operator=(const EtDumpWriter&) = delete;
@@ -43,9 +70,16 @@ class EtDumpWriter {
   std::vector<uint8_t> finish();
   // Closes the dump and hands its bytes to `sink` without copying them.
   Status finish(const std::function<Status(ByteSpan)>& sink);
+  // Measuring and streaming writers: closes the dump, writes what is left of
+  // it (streaming) and returns its size; the first error of the sink, or an
+  // error if the calls made a dump of another size than announced.
+  Result<uint64_t> finish_streamed();
+  // A streaming writer whose sink failed: the rest of the calls are wasted.
+  bool failed() const;
 
  private:
   struct Impl;
+  explicit EtDumpWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
