@@ -10,6 +10,7 @@
 
 using etkit::ScalarType;
 using etkit::test::KernelHarness;
+using etkit::test::count_outside_rounding;
 
 namespace {
 
@@ -131,11 +132,7 @@ void run_case(const ConvCase& c) {
   auto got = h.data<float>(out);
   if (c.channels_last_out) got = from_nhwc(got, c.n, c.cout, oh, ow);
   REQUIRE(got.size() == ref.size());
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * magnitude[i] + 1e-7) ++bad;
-  }
-  CHECK(bad == 0);
+  CHECK(count_outside_rounding(got, ref, magnitude) == 0);
 }
 
 }  // namespace
@@ -529,11 +526,7 @@ void run_transposed(const TransposedCase& c) {
   if (!s.ok()) FAIL(s.error().message);
   auto got = h.data<float>(out);
   if (c.channels_last) got = from_nhwc(got, c.n, cout, oh, ow);
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * magnitude[i] + 1e-7) ++bad;
-  }
-  CHECK(bad == 0);
+  CHECK(count_outside_rounding(got, ref, magnitude) == 0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 using etkit::ScalarType;
 using etkit::test::KernelHarness;
+using etkit::test::count_outside_rounding;
 
 namespace {
 
@@ -26,12 +27,7 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 // |got - ref| within 1e-5 of the sum of the terms' magnitudes (the natural
 // scale of float rounding in a dot product, whatever the summation order).
 void check_close(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& magnitude) {
-  REQUIRE(got.size() == ref.size());
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * magnitude[i] + 1e-7) ++bad;
-  }
-  CHECK(bad == 0);
+  CHECK(count_outside_rounding(got, ref, magnitude) == 0);
 }
 
 }  // namespace

@@ -141,12 +141,7 @@ void run_case(const Case& c) {
   const auto s = run_xnn(payload, args);
   if (!s.ok()) FAIL(s.error().message);
   const auto got = values_of(args[1]);
-  REQUIRE(got.size() == ref.size());
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::fabs(double(got[i]) - ref[i]) > 1e-5 * mag[i] + 1e-6) ++bad;
-  }
-  CHECK(bad == 0);
+  CHECK(count_outside_rounding(got, ref, mag, 1e-5, 1e-6) == 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -87,6 +88,17 @@ CommandResult run_tool(const std::string& tool, const std::string& args, const s
   std::string command = std::string(ETKIT_TOOLS_DIR) + "/" + tool + " " + args;
   if (!stdin_path.empty()) command += " <" + stdin_path;
   return run_shell(command);
+}
+
+size_t count_outside_rounding(const std::vector<float>& got, const std::vector<double>& ref,
+                              const std::vector<double>& magnitude, double rel, double abs) {
+  REQUIRE(got.size() == ref.size());
+  REQUIRE(magnitude.size() == ref.size());
+  size_t outside = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::fabs(double(got[i]) - ref[i]) > rel * magnitude[i] + abs) ++outside;
+  }
+  return outside;
 }
 
 }  // namespace etkit::test
