@@ -428,11 +428,13 @@ TEST_CASE("xnnpack: 8-bit stem-like convolutions gathered into short patches", "
   check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 7, 8, 3, 6, 5, 2, 2, 1, false});
 }
 
-TEST_CASE("xnnpack: 8-bit depthwise over blocks of 8 channels with a tail, padding, stride 2, 25 taps", "[xnnpack][qdot]") {
+TEST_CASE("xnnpack: 8-bit depthwise over blocks of 8 channels and 4 pixels with tails, padding, stride 2, 25 taps", "[xnnpack][qdot]") {
   // 19 channels: two blocks of 8 and 3 left over; 9 taps (odd: the last pairs with zeros).
   check_conv({D::kQint8, {0.5f, -128}, {0.25f, 127}, {1.0f, -3}, 2, 6, 7, 0, 19, 3, 1, 1, 1, true});
   check_conv({D::kQuint8, {0.5f, 255}, {0.25f, 0}, {1.0f, 7}, 1, 6, 7, 0, 19, 3, 2, 1, 1, true});
   check_conv({D::kQuint8, {0.5f, 0}, {0.25f, 255}, {1.0f, 255}, 1, 5, 5, 0, 16, 3, 1, 1, 1, true});
+  // Rows of 6, 7 and 5 pixels: passes of 4 pixels with 2, 3 and 1 left over.
+  check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 5, 6, 0, 11, 3, 1, 1, 1, true});
   // 5x5 (25 taps), stride 2, pad 2, dilation 1; then dilation 2.
   check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 9, 8, 0, 13, 5, 2, 2, 1, true});
   check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 9, 8, 0, 5, 3, 1, 2, 2, true});

@@ -319,6 +319,9 @@ Status quantized_convolution(NodeCall& call, const ConvShape& s) {
   return {};
 }
 
+// Pixels of an output row per depthwise_taps pass, sharing its weight loads.
+constexpr size_t kDepthwisePixels = 4;
+
 Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_t multiplier) {
   const xnn::Window& win = call.node.window;
   const Slot& x = *call.in[0];
@@ -333,7 +336,7 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
   ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel<int16_t>(call, w, r.w_zero_point, taps, s.oc, kDepthwiseTaps,
                                                         [&](size_t t, size_t c) { return t * s.oc + c; }));
   const size_t panel = depthwise_panel_size(taps, s.oc);
-  ETKIT_TRY(call.runtime.check_scratch((uint64_t(in_pixels) * s.oc + padded) * sizeof(int16_t) + uint64_t(padded) * sizeof(int32_t) +
+  ETKIT_TRY(call.runtime.check_scratch((uint64_t(in_pixels) * s.oc + padded) * sizeof(int16_t) + kDepthwisePixels * uint64_t(padded) * sizeof(int32_t) +
                                        (uint64_t(panel) + padded) * sizeof(int16_t) + uint64_t(taps) * sizeof(void*)));
   // padded values past the last pixel: the last pixel's block reads stay inside.
   int16_t* xq = int16_scratch(call.runtime, 1, in_pixels * s.oc + padded);
@@ -349,28 +352,32 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
       }
     }
   }
-  int32_t* acc = int32_scratch(call.runtime, 2, padded);
+  int32_t* acc = int32_scratch(call.runtime, 2, kDepthwisePixels * padded);
   // The taps' weights paired for depthwise_taps, then zeros for the taps in the padding.
   int16_t* tap_panel = int16_scratch(call.runtime, 4, panel + padded);
   pack_depthwise(wq, taps, s.oc, tap_panel);
   const int16_t* zeros = tap_panel + panel;
   std::fill(tap_panel + panel, tap_panel + panel + padded, int16_t(0));
-  std::vector<const int16_t*> rows(taps);
+  std::vector<const int16_t*> rows(kDepthwisePixels * taps);
   for (size_t img = 0; img < s.n; ++img) {
     for (size_t oy = 0; oy < s.oh; ++oy) {
       const TapRange ry = valid_taps(oy, win.stride_h, win.dilation_h, win.pad_top, win.kernel_h, s.ih);
-      for (size_t ox = 0; ox < s.ow; ++ox) {
-        const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
+      for (size_t ox0 = 0; ox0 < s.ow; ox0 += kDepthwisePixels) {
+        const size_t count = std::min(kDepthwisePixels, s.ow - ox0);
         std::fill(rows.begin(), rows.end(), zeros);
-        for (size_t ky = ry.first; ky < ry.last; ++ky) {
-          const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
-          for (size_t kx = rx.first; kx < rx.last; ++kx) {
-            const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
-            rows[ky * win.kernel_w + kx] = xq + ((img * s.ih + iy) * s.iw + ix) * s.oc;
+        for (size_t p = 0; p < count; ++p) {
+          const size_t ox = ox0 + p;
+          const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
+          for (size_t ky = ry.first; ky < ry.last; ++ky) {
+            const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
+            for (size_t kx = rx.first; kx < rx.last; ++kx) {
+              const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
+              rows[p * taps + ky * win.kernel_w + kx] = xq + ((img * s.ih + iy) * s.iw + ix) * s.oc;
+            }
           }
         }
-        depthwise_taps(rows.data(), taps, tap_panel, s.oc, acc);
-        r.row(acc, 0, s.oc, out.data + ((img * s.oh + oy) * s.ow + ox) * s.oc);
+        depthwise_taps(rows.data(), count, taps, tap_panel, s.oc, acc, padded);
+        for (size_t p = 0; p < count; ++p) r.row(acc + p * padded, 0, s.oc, out.data + ((img * s.oh + oy) * s.ow + ox0 + p) * s.oc);
       }
     }
   }

@@ -173,43 +173,76 @@ void pack_depthwise(const int16_t* w, size_t taps, size_t channels, int16_t* pan
   }
 }
 
-void depthwise_taps(const int16_t* const* x, size_t taps, const int16_t* panel, size_t channels, int32_t* acc) {
+namespace {
+
+// P pixels (1 to 4) sharing each load of the paired weights.
+template <size_t P>
+void depthwise_block(const int16_t* const* x, size_t taps, const int16_t* w, size_t c0, int32_t* acc, size_t ld) {
+  __m128i lo[P], hi[P];
+  for (size_t p = 0; p < P; ++p) lo[p] = hi[p] = _mm_setzero_si128();
   const size_t pairs = (taps + 1) / 2;
-  for (size_t c0 = 0; c0 < channels; c0 += 8) {
-    __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
-    const int16_t* w = panel + (c0 / 8) * pairs * 16;
-    for (size_t j = 0; j < pairs; ++j, w += 16) {
-      const __m128i xa = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[2 * j] + c0));
-      // An odd last tap pairs with zero weights: its partner is any readable row.
-      const __m128i xb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[2 * j + 1 < taps ? 2 * j + 1 : 2 * j] + c0));
-      lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(xa, xb), _mm_loadu_si128(reinterpret_cast<const __m128i*>(w))));
-      hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(xa, xb), _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 8))));
+  for (size_t j = 0; j < pairs; ++j, w += 16) {
+    const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w));
+    const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 8));
+    // An odd last tap pairs with zero weights: its partner is any readable row.
+    const size_t second = 2 * j + 1 < taps ? 2 * j + 1 : 2 * j;
+    for (size_t p = 0; p < P; ++p) {
+      const __m128i xa = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[p * taps + 2 * j] + c0));
+      const __m128i xb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[p * taps + second] + c0));
+      lo[p] = _mm_add_epi32(lo[p], _mm_madd_epi16(_mm_unpacklo_epi16(xa, xb), w0));
+      hi[p] = _mm_add_epi32(hi[p], _mm_madd_epi16(_mm_unpackhi_epi16(xa, xb), w1));
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(acc + c0), lo);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(acc + c0 + 4), hi);
+  }
+  for (size_t p = 0; p < P; ++p) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(acc + p * ld + c0), lo[p]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(acc + p * ld + c0 + 4), hi[p]);
+  }
+}
+
+}  // namespace
+
+void depthwise_taps(const int16_t* const* x, size_t pixels, size_t taps, const int16_t* panel, size_t channels,
+                    int32_t* acc, size_t ld) {
+  const size_t block = ((taps + 1) / 2) * 16;
+  for (size_t c0 = 0; c0 < channels; c0 += 8) {
+    const int16_t* w = panel + (c0 / 8) * block;
+    switch (pixels) {
+      case 4: depthwise_block<4>(x, taps, w, c0, acc, ld); break;
+      case 3: depthwise_block<3>(x, taps, w, c0, acc, ld); break;
+      case 2: depthwise_block<2>(x, taps, w, c0, acc, ld); break;
+      default: depthwise_block<1>(x, taps, w, c0, acc, ld); break;
+    }
   }
 }
 
 void requantize_row(const int32_t* acc, size_t n, const int32_t* bias, const float* scale, int32_t zero_point,
                     int32_t lo, int32_t hi, bool is_signed, uint8_t* out) {
   const __m128 vlo = _mm_set1_ps(float(lo - zero_point)), vhi = _mm_set1_ps(float(hi - zero_point));
-  const __m128 magic = _mm_set1_ps(12582912.0f);
   const __m128i zp = _mm_set1_epi32(zero_point);
-  size_t c = 0;
-  for (; c + 4 <= n; c += 4) {
+  const auto four = [&](size_t c) {
     const __m128i a = _mm_add_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(acc + c)),
                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(bias + c)));
     __m128 v = _mm_mul_ps(_mm_cvtepi32_ps(a), _mm_loadu_ps(scale + c));
     // max/min pick the bound where the scalar comparisons do; they differ
     // only on equal values, where the bound is the same number.
     v = _mm_min_ps(_mm_max_ps(v, vlo), vhi);
-    v = _mm_sub_ps(_mm_add_ps(v, magic), magic);
-    const __m128i q = _mm_add_epi32(_mm_cvttps_epi32(v), zp);  // integral already: truncation is exact
+    // cvtps2dq rounds to nearest even (the default MXCSR mode, which the
+    // scalar magic-bias addition relies on as well): the same integer.
+    return _mm_add_epi32(_mm_cvtps_epi32(v), zp);
+  };
+  size_t c = 0;
+  for (; c + 8 <= n; c += 8) {
     // In [lo, hi]: the saturating packs keep every value.
+    const __m128i q16 = _mm_packs_epi32(four(c), four(c + 4));
+    const __m128i q8 = is_signed ? _mm_packs_epi16(q16, q16) : _mm_packus_epi16(q16, q16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + c), q8);
+  }
+  for (; c + 4 <= n; c += 4) {
+    const __m128i q = four(c);
     const __m128i q16 = _mm_packs_epi32(q, q);
     const __m128i q8 = is_signed ? _mm_packs_epi16(q16, q16) : _mm_packus_epi16(q16, q16);
-    const int32_t four = _mm_cvtsi128_si32(q8);
-    std::memcpy(out + c, &four, sizeof four);
+    const int32_t bytes4 = _mm_cvtsi128_si32(q8);
+    std::memcpy(out + c, &bytes4, sizeof bytes4);
   }
   for (; c < n; ++c) {
     out[c] = uint8_t(requantize_fp32(int32_t(uint32_t(acc[c]) + uint32_t(bias[c])), scale[c], zero_point, lo, hi));

@@ -37,13 +37,15 @@ void dot_short(const int16_t* a, size_t rows, size_t lda, const int16_t* panel, 
 size_t depthwise_panel_size(size_t taps, size_t channels);  // in int16 values
 void pack_depthwise(const int16_t* w, size_t taps, size_t channels, int16_t* panel);
 
-// acc[c] = sum_t x[t][c] * w[t][c] for c < channels rounded up to 8,
-// wrapping: every x[t] must be readable up to that rounding (a tap in the
+// acc[p * ld + c] = sum_t x[p * taps + t][c] * w[t][c] for p < pixels (1
+// to 4: they share each weight load), c < channels rounded up to 8,
+// wrapping: every x row must be readable up to that rounding (a tap in the
 // padding points at zeros).
-void depthwise_taps(const int16_t* const* x, size_t taps, const int16_t* panel, size_t channels, int32_t* acc);
+void depthwise_taps(const int16_t* const* x, size_t pixels, size_t taps, const int16_t* panel, size_t channels,
+                    int32_t* acc, size_t ld);
 
 // out[c] = requantize_fp32(acc[c] + bias[c] (wrapping), scale[c], ...) for
-// c < n, four at a time in SSE2 with the same float operations in the
+// c < n, eight or four at a time in SSE2 with the same float operations in the
 // same order as the scalar function, so the bits are the same.
 void requantize_row(const int32_t* acc, size_t n, const int32_t* bias, const float* scale, int32_t zero_point,
                     int32_t lo, int32_t hi, bool is_signed, uint8_t* out);
