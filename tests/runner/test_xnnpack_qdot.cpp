@@ -411,6 +411,9 @@ TEST_CASE("xnnpack: 8-bit 1x1 convolution read in place, 4-pixel x 8-channel til
   check_conv({D::kQuint8, {0.5f, 0}, {0.25f, 255}, {8.0f, 255}, 1, 3, 3, 5, 3, 1, 1, 0, 1, false});
   // Saturation: a large scale sends most outputs to the ends of the range.
   check_conv({D::kQint8, {1.0f, 3}, {1.0f, -7}, {1.0f, 1}, 1, 4, 9, 24, 17, 1, 1, 0, 1, false});
+  // 70 inputs: past the short-patch limit, rows read in place by the row product.
+  check_conv({D::kQint8, {0.5f, -128}, {0.25f, 127}, {4.0f, 2}, 1, 3, 5, 70, 9, 1, 1, 0, 1, false});
+  check_conv({D::kQuint8, {0.5f, 255}, {0.25f, 0}, {4.0f, 128}, 1, 3, 5, 70, 9, 1, 1, 0, 1, false});
   // 1x1 with stride 2 or padding: gathered, not in place.
   check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 7, 6, 11, 9, 1, 2, 0, 1, false});
   check_conv({D::kQuint8, {0.5f, 200}, {0.25f, 30}, {2.0f, 100}, 1, 4, 5, 11, 9, 1, 1, 1, 1, false});
