@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 
+#include "runner/backends/xnnpack/xnn_qdot.h"
 #include "tests/support/xnn_graph_builder.h"
 
 using namespace etkit;
@@ -326,4 +327,139 @@ TEST_CASE("xnnpack: an 8-bit filter that is a delegate input is packed per call"
     }
   }
   CHECK(values_of<uint8_t>(args[2]) == expected);
+}
+
+namespace {
+
+// One convolution (groups 1) or depthwise convolution (multiplier 1) node
+// against a plain loop: int64 sums of (x - x_zp) * (w - w_zp) over the
+// taps inside the image, plus the bias, then the fp32 requantization.
+struct ConvCase {
+  D d;
+  QP xq, wq, oq;
+  uint32_t n, h, w, ic, oc;
+  uint32_t kernel, stride, pad, dilation;
+  bool depthwise;
+};
+
+void check_conv(const ConvCase& c) {
+  const uint32_t span = c.dilation * (c.kernel - 1) + 1;
+  const uint32_t oh = (c.h + 2 * c.pad - span) / c.stride + 1, ow = (c.w + 2 * c.pad - span) / c.stride + 1;
+  const uint32_t ic = c.depthwise ? c.oc : c.ic;
+  const auto x = bytes(size_t(c.n) * c.h * c.w * ic, 11), w = bytes(size_t(c.oc) * c.kernel * c.kernel * (c.depthwise ? 1 : ic), 12);
+  std::vector<int32_t> bias(c.oc);
+  for (uint32_t o = 0; o < c.oc; ++o) bias[o] = int32_t(o * 977) - 5000;
+  XnnGraphBuilder g;
+  const uint32_t xi = g.input({c.n, c.h, c.w, ic}, c.d);
+  set_q(g, xi, c.xq);
+  const uint32_t wi = g.constant<uint8_t>(c.depthwise ? std::vector<uint32_t>{1, c.kernel, c.kernel, c.oc}
+                                                      : std::vector<uint32_t>{c.oc, c.kernel, c.kernel, ic},
+                                          w, c.d);
+  set_q(g, wi, c.wq);
+  const uint32_t bi = g.constant<int32_t>({c.oc}, bias, D::kQint32);
+  set_q(g, bi, {c.xq.scale * c.wq.scale, 0});
+  const uint32_t oi = g.output({c.n, oh, ow, c.oc}, c.d);
+  set_q(g, oi, c.oq);
+  auto& node = g.node(c.depthwise ? T::kDepthwiseConv2d : T::kConv2d, {xi, wi, bi}, {oi});
+  node.window = xnn::Window{c.pad, c.pad, c.pad, c.pad, c.kernel, c.kernel, c.stride, c.stride, c.dilation, c.dilation};
+  node.groups = c.depthwise ? c.oc : 1;
+  node.group_input_channels = c.depthwise ? 1 : ic;
+  node.group_output_channels = c.depthwise ? 1 : c.oc;
+  const auto payload = g.payload();
+  std::vector<XnnArg> args = {xnn_arg<uint8_t>({int32_t(c.n), int32_t(c.h), int32_t(c.w), int32_t(ic)}, x, st_of(c.d)),
+                              xnn_out({int32_t(c.n), int32_t(oh), int32_t(ow), int32_t(c.oc)}, st_of(c.d), 1)};
+  REQUIRE(run_xnn(payload, args).ok());
+  const float scale = c.xq.scale * c.wq.scale / c.oq.scale;
+  std::vector<uint8_t> expected;
+  for (uint32_t b = 0; b < c.n; ++b) {
+    for (uint32_t y = 0; y < oh; ++y) {
+      for (uint32_t xo = 0; xo < ow; ++xo) {
+        for (uint32_t o = 0; o < c.oc; ++o) {
+          int64_t sum = bias[o];
+          for (uint32_t ky = 0; ky < c.kernel; ++ky) {
+            for (uint32_t kx = 0; kx < c.kernel; ++kx) {
+              const int iy = int(y * c.stride + ky * c.dilation) - int(c.pad), ix = int(xo * c.stride + kx * c.dilation) - int(c.pad);
+              if (iy < 0 || ix < 0 || iy >= int(c.h) || ix >= int(c.w)) continue;  // the zero point: contributes 0
+              const size_t pixel = (size_t(b) * c.h + size_t(iy)) * c.w + size_t(ix);
+              if (c.depthwise) {
+                sum += int64_t(value_of(c.d, x[pixel * ic + o]) - c.xq.zp) *
+                       (value_of(c.d, w[(size_t(ky) * c.kernel + kx) * c.oc + o]) - c.wq.zp);
+                continue;
+              }
+              for (uint32_t i = 0; i < ic; ++i) {
+                sum += int64_t(value_of(c.d, x[pixel * ic + i]) - c.xq.zp) *
+                       (value_of(c.d, w[((size_t(o) * c.kernel + ky) * c.kernel + kx) * ic + i]) - c.wq.zp);
+              }
+            }
+          }
+          expected.push_back(requantize(sum, scale, c.oq.zp, c.d));
+        }
+      }
+    }
+  }
+  CHECK(values_of<uint8_t>(args[1]) == expected);
+}
+
+}  // namespace
+
+TEST_CASE("xnnpack: 8-bit 1x1 convolution read in place, 4-pixel x 8-channel tiles with tails", "[xnnpack][qdot]") {
+  // 2 images of 5 x 7 pixels (35 each: 8 tiles of 4 and 3 left over), 13 inputs (odd: a lone last
+  // value), 19 outputs (two blocks of 8 and 3 left over); zero points at the ends of their ranges.
+  check_conv({D::kQint8, {0.5f, -128}, {0.25f, 127}, {2.0f, 127}, 2, 5, 7, 13, 19, 1, 1, 0, 1, false});
+  check_conv({D::kQint8, {0.5f, 127}, {0.25f, -128}, {4.0f, -128}, 1, 5, 7, 13, 19, 1, 1, 0, 1, false});
+  check_conv({D::kQuint8, {0.5f, 255}, {0.25f, 0}, {2.0f, 0}, 1, 6, 6, 24, 8, 1, 1, 0, 1, false});
+  check_conv({D::kQuint8, {0.5f, 0}, {0.25f, 255}, {8.0f, 255}, 1, 3, 3, 5, 3, 1, 1, 0, 1, false});
+  // Saturation: a large scale sends most outputs to the ends of the range.
+  check_conv({D::kQint8, {1.0f, 3}, {1.0f, -7}, {1.0f, 1}, 1, 4, 9, 24, 17, 1, 1, 0, 1, false});
+  // 70 inputs: past the short-patch limit, rows read in place by the row product.
+  check_conv({D::kQint8, {0.5f, -128}, {0.25f, 127}, {4.0f, 2}, 1, 3, 5, 70, 9, 1, 1, 0, 1, false});
+  check_conv({D::kQuint8, {0.5f, 255}, {0.25f, 0}, {4.0f, 128}, 1, 3, 5, 70, 9, 1, 1, 0, 1, false});
+  // 1x1 with stride 2 or padding: gathered, not in place.
+  check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 7, 6, 11, 9, 1, 2, 0, 1, false});
+  check_conv({D::kQuint8, {0.5f, 200}, {0.25f, 30}, {2.0f, 100}, 1, 4, 5, 11, 9, 1, 1, 1, 1, false});
+}
+
+TEST_CASE("xnnpack: 8-bit stem-like convolutions gathered into short patches", "[xnnpack][qdot]") {
+  // 3x3 stride 2 pad 1 on 3 channels (patch 27: odd) to 11 outputs, rows cut by both edges.
+  check_conv({D::kQint8, {0.5f, -128}, {0.25f, 127}, {2.0f, -3}, 1, 9, 10, 3, 11, 3, 2, 1, 1, false});
+  check_conv({D::kQuint8, {0.5f, 255}, {0.25f, 0}, {2.0f, 250}, 2, 10, 9, 3, 32, 3, 2, 1, 1, false});
+  // Dilation 2: a kernel row is not one run of the input.
+  check_conv({D::kQint8, {0.5f, 5}, {0.25f, -2}, {2.0f, 0}, 1, 8, 9, 2, 10, 3, 1, 2, 2, false});
+  // Saturation at both ends.
+  check_conv({D::kQint8, {1.0f, 127}, {1.0f, -128}, {1.0f, 0}, 1, 6, 6, 3, 8, 3, 2, 1, 1, false});
+  // Patch 5 x 5 x 3 = 75: past the short-patch limit, the row-product path.
+  check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 7, 8, 3, 6, 5, 2, 2, 1, false});
+}
+
+TEST_CASE("xnnpack: 8-bit depthwise over blocks of 8 channels and 4 pixels with tails, padding, stride 2, 25 taps", "[xnnpack][qdot]") {
+  // 19 channels: two blocks of 8 and 3 left over; 9 taps (odd: the last pairs with zeros).
+  check_conv({D::kQint8, {0.5f, -128}, {0.25f, 127}, {1.0f, -3}, 2, 6, 7, 0, 19, 3, 1, 1, 1, true});
+  check_conv({D::kQuint8, {0.5f, 255}, {0.25f, 0}, {1.0f, 7}, 1, 6, 7, 0, 19, 3, 2, 1, 1, true});
+  check_conv({D::kQuint8, {0.5f, 0}, {0.25f, 255}, {1.0f, 255}, 1, 5, 5, 0, 16, 3, 1, 1, 1, true});
+  // Rows of 6, 7 and 5 pixels: passes of 4 pixels with 2, 3 and 1 left over.
+  check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 5, 6, 0, 11, 3, 1, 1, 1, true});
+  // 5x5 (25 taps), stride 2, pad 2, dilation 1; then dilation 2.
+  check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 9, 8, 0, 13, 5, 2, 2, 1, true});
+  check_conv({D::kQint8, {0.5f, 3}, {0.25f, -7}, {2.0f, 1}, 1, 9, 8, 0, 5, 3, 1, 2, 2, true});
+  // Saturation at both ends.
+  check_conv({D::kQint8, {1.0f, 127}, {1.0f, -128}, {0.5f, 0}, 1, 4, 4, 0, 24, 3, 1, 1, 1, true});
+}
+
+TEST_CASE("xnnpack: requantize_row four at a time matches the fp32 requantization on ties, wraps and bounds", "[xnnpack][qdot]") {
+  // Odd sums times 0.5 are ties (nearest even); sums near the int32 ends wrap with the bias; 11
+  // channels leave 3 for the scalar tail.
+  const std::vector<int32_t> acc = {1, 3, 5, -1, -3, -5, INT32_MAX, INT32_MIN, 1000, -1000, 255};
+  const std::vector<int32_t> bias = {0, 0, 0, 0, 0, 0, 1, -1, 0, 0, 2};
+  const std::vector<float> scale = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0x1.0p-24f, 0x1.0p-24f, 1.0f, 1.0f, 0.5f};
+  for (D d : {D::kQint8, D::kQuint8}) {
+    for (int32_t zp : {lo_of(d), lo_of(d) + 255, lo_of(d) + 128}) {
+      std::vector<uint8_t> out(acc.size());
+      rt::xnnpack::requantize_row(acc.data(), acc.size(), bias.data(), scale.data(), zp, lo_of(d), lo_of(d) + 255,
+                                  d == D::kQint8, out.data());
+      for (size_t i = 0; i < acc.size(); ++i) {
+        INFO("channel " << i << " zero point " << zp);
+        CHECK(out[i] == requantize(int64_t(acc[i]) + bias[i], scale[i], zp, d));
+      }
+    }
+  }
 }

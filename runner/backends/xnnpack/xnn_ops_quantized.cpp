@@ -30,11 +30,16 @@ struct Requantizer {
   std::vector<int32_t> bias;   // per output channel (0 without a bias)
   int32_t x_zero_point = 0, w_zero_point = 0, out_zero_point = 0;
   int32_t out_min = -128, out_max = 127;
+  bool out_signed = true;
 
   int32_t operator()(int64_t acc, size_t channel) const {
     // The kernels accumulate in int32 (wrapping); the sum of products here is exact in int64.
     const int32_t a = int32_t(uint32_t(uint64_t(acc) + uint64_t(uint32_t(bias[channel]))));
     return requantize_fp32(a, scale[channel], out_zero_point, out_min, out_max);
+  }
+  // Channels [first, first + n) of one pixel.
+  void row(const int32_t* acc, size_t first, size_t n, uint8_t* dst) const {
+    requantize_row(acc, n, bias.data() + first, scale.data() + first, out_zero_point, out_min, out_max, out_signed, dst);
   }
 };
 
@@ -44,6 +49,7 @@ Result<Requantizer> make_requantizer(const NodeCall& call, const Slot& x, const 
   const Q8 oq = q8_of(out);
   r.out_min = oq.lo();
   r.out_max = oq.hi();
+  r.out_signed = oq.is_signed;
   if (call.node.has_output_min_max) {
     r.out_min = quantized_bound(call.node.output_min, oq);
     r.out_max = quantized_bound(call.node.output_max, oq);
@@ -225,12 +231,14 @@ Status quantized_fully_connected(NodeCall& call, size_t rows, size_t in_ch, size
     const size_t n = std::min(tile, rows - row0);
     widen_less_zero_point(x.data + row0 * in_ch, n * in_ch, x_signed, r.x_zero_point, xq);
     dot_rows(xq, n, wq, offset - r.w_zero_point, out_ch, in_ch, acc, out_ch);
-    for (size_t row = 0; row < n; ++row) {
-      for (size_t o = 0; o < out_ch; ++o) out.data[(row0 + row) * out_ch + o] = uint8_t(r(acc[row * out_ch + o], o));
-    }
+    for (size_t row = 0; row < n; ++row) r.row(acc + row * out_ch, 0, out_ch, out.data + (row0 + row) * out_ch);
   }
   return {};
 }
+
+// Patches up to this long go through dot_short's register tile; longer
+// ones amortise dot_rows' vector loop over the patch.
+constexpr size_t kShortPatch = 64;
 
 Status quantized_convolution(NodeCall& call, const ConvShape& s) {
   const xnn::Node& node = call.node;
@@ -247,41 +255,72 @@ Status quantized_convolution(NodeCall& call, const ConvShape& s) {
   const int32_t offset = int8_offset(w, r.w_zero_point);
   ETKIT_ASSIGN_OR_RETURN(const int8_t* wq, filter_panel<int8_t>(call, w, offset, s.oc, patch, kRows,
                                                                [&](size_t o, size_t p) { return o * patch + p; }));
-  ETKIT_TRY(call.runtime.check_scratch(uint64_t(tile) * patch * sizeof(int16_t) + uint64_t(tile) * gout * sizeof(int32_t)));
-  int16_t* cols = int16_scratch(call.runtime, 1, tile * patch);
+  const bool is_short = patch <= kShortPatch;
+  // A 1x1, stride 1, unpadded, ungrouped convolution's patches are the
+  // input's rows: read in place from the widened input.
+  const bool in_place = win.kernel_h == 1 && win.kernel_w == 1 && node.groups == 1 && s.oh == s.ih && s.ow == s.iw &&
+                        win.stride_h == 1 && win.stride_w == 1 && win.pad_top == 0 && win.pad_left == 0;
+  const size_t in_values = s.n * s.ih * s.iw * s.ic;
+  const size_t panel = is_short ? short_panel_size(gout, patch) : 0;
+  ETKIT_TRY(call.runtime.check_scratch(uint64_t(in_values) * sizeof(int16_t) + uint64_t(tile) * patch * sizeof(int16_t) +
+                                       uint64_t(tile) * gout * sizeof(int32_t) + uint64_t(panel) * sizeof(int16_t)));
+  // The input widened once (each value feeds up to kernel_h * kernel_w patches).
+  int16_t* xw = int16_scratch(call.runtime, 3, in_values);
+  widen_less_zero_point(x.data, in_values, x.dtype != xnn::Datatype::kQuint8, r.x_zero_point, xw);
+  int16_t* cols = in_place ? nullptr : int16_scratch(call.runtime, 1, tile * patch);
   int32_t* acc = int32_scratch(call.runtime, 2, tile * gout);
-  const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
-  for (size_t img = 0; img < s.n; ++img) {
-    for (size_t g = 0; g < node.groups; ++g) {
+  int16_t* short_panel = is_short ? int16_scratch(call.runtime, 4, panel) : nullptr;
+  // A kernel row's valid taps are one run of the input when nothing skips
+  // between them (no dilation, every channel in the group).
+  const bool row_runs = win.dilation_w == 1 && node.groups == 1;
+  for (size_t g = 0; g < node.groups; ++g) {
+    // Repacked per call: gout * patch values against pixels * gout * patch products.
+    if (is_short) pack_short(wq + g * gout * patch, offset - r.w_zero_point, gout, patch, short_panel);
+    for (size_t img = 0; img < s.n; ++img) {
       for (size_t p0 = 0; p0 < pixels; p0 += tile) {
         const size_t n = std::min(tile, pixels - p0);
-        // The patches as (x - x_zero_point), 0 in the padding.
-        for (size_t t = 0; t < n; ++t) {
-          const size_t oy = (p0 + t) / s.ow, ox = (p0 + t) % s.ow;
-          int16_t* dst = cols + t * patch;
-          for (size_t ky = 0; ky < win.kernel_h; ++ky) {
-            const int64_t iy = int64_t(oy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
-            for (size_t kx = 0; kx < win.kernel_w; ++kx, dst += gin) {
-              const int64_t ix = int64_t(ox * win.stride_w + kx * win.dilation_w) - int64_t(win.pad_left);
-              if (iy < 0 || ix < 0 || iy >= int64_t(s.ih) || ix >= int64_t(s.iw)) {
-                std::fill(dst, dst + gin, int16_t(0));
+        const int16_t* a = in_place ? xw + (img * pixels + p0) * s.ic : cols;
+        if (!in_place) {
+          // The patches as (x - x_zero_point), 0 in the padding.
+          for (size_t t = 0; t < n; ++t) {
+            const size_t oy = (p0 + t) / s.ow, ox = (p0 + t) % s.ow;
+            const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
+            int16_t* dst = cols + t * patch;
+            for (size_t ky = 0; ky < win.kernel_h; ++ky, dst += win.kernel_w * gin) {
+              const int64_t iy = int64_t(oy * win.stride_h + ky * win.dilation_h) - int64_t(win.pad_top);
+              if (iy < 0 || iy >= int64_t(s.ih) || rx.first >= rx.last) {
+                std::fill(dst, dst + win.kernel_w * gin, int16_t(0));
                 continue;
               }
-              const size_t base = ((img * s.ih + size_t(iy)) * s.iw + size_t(ix)) * s.ic + g * gin;
-              widen_less_zero_point(x.data + base, gin, x_signed, r.x_zero_point, dst);
+              std::fill(dst, dst + rx.first * gin, int16_t(0));
+              std::fill(dst + rx.last * gin, dst + win.kernel_w * gin, int16_t(0));
+              const size_t ix0 = ox * win.stride_w + rx.first * win.dilation_w - win.pad_left;
+              const int16_t* row = xw + ((img * s.ih + size_t(iy)) * s.iw) * s.ic + g * gin;
+              if (row_runs) {
+                std::copy(row + ix0 * s.ic, row + (ix0 + rx.last - rx.first) * s.ic, dst + rx.first * gin);
+              } else {
+                for (size_t kx = rx.first; kx < rx.last; ++kx) {
+                  const size_t ix = ix0 + (kx - rx.first) * win.dilation_w;
+                  std::copy(row + ix * s.ic, row + ix * s.ic + gin, dst + kx * gin);
+                }
+              }
             }
           }
         }
-        dot_rows(cols, n, wq + g * gout * patch, offset - r.w_zero_point, gout, patch, acc, gout);
-        for (size_t t = 0; t < n; ++t) {
-          const size_t o = (img * pixels + p0 + t) * s.oc + g * gout;
-          for (size_t k = 0; k < gout; ++k) out.data[o + k] = uint8_t(r(acc[t * gout + k], g * gout + k));
+        if (is_short) {
+          dot_short(a, n, in_place ? s.ic : patch, short_panel, gout, patch, acc, gout);
+        } else {
+          dot_rows(a, n, wq + g * gout * patch, offset - r.w_zero_point, gout, patch, acc, gout);
         }
+        for (size_t t = 0; t < n; ++t) r.row(acc + t * gout, g * gout, gout, out.data + (img * pixels + p0 + t) * s.oc + g * gout);
       }
     }
   }
   return {};
 }
+
+// Pixels of an output row per depthwise_taps pass, sharing its weight loads.
+constexpr size_t kDepthwisePixels = 4;
 
 Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_t multiplier) {
   const xnn::Window& win = call.node.window;
@@ -291,12 +330,17 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
   ETKIT_ASSIGN_OR_RETURN(Requantizer r, make_requantizer(call, x, w, call.in[2], out, s.oc));
   const size_t taps = size_t(win.kernel_h) * win.kernel_w;
   const size_t in_pixels = s.n * s.ih * s.iw;
+  const size_t padded = (s.oc + 7) / 8 * 8;  // depthwise_taps reads whole blocks of 8 channels
   // Filter [taps, oc] and input as int16 less their zero points; the input
   // repeated per multiplier so each tap is one contiguous run over channels.
   ETKIT_ASSIGN_OR_RETURN(const int16_t* wq, filter_panel<int16_t>(call, w, r.w_zero_point, taps, s.oc, kDepthwiseTaps,
                                                         [&](size_t t, size_t c) { return t * s.oc + c; }));
-  ETKIT_TRY(call.runtime.check_scratch(uint64_t(in_pixels) * s.oc * sizeof(int16_t) + uint64_t(s.oc) * sizeof(int32_t)));
-  int16_t* xq = int16_scratch(call.runtime, 1, in_pixels * s.oc);
+  const size_t panel = depthwise_panel_size(taps, s.oc);
+  ETKIT_TRY(call.runtime.check_scratch((uint64_t(in_pixels) * s.oc + padded) * sizeof(int16_t) + kDepthwisePixels * uint64_t(padded) * sizeof(int32_t) +
+                                       (uint64_t(panel) + padded) * sizeof(int16_t) + uint64_t(taps) * sizeof(void*)));
+  // padded values past the last pixel: the last pixel's block reads stay inside.
+  int16_t* xq = int16_scratch(call.runtime, 1, in_pixels * s.oc + padded);
+  std::fill(xq + in_pixels * s.oc, xq + in_pixels * s.oc + padded, int16_t(0));
   const bool x_signed = x.dtype != xnn::Datatype::kQuint8;
   if (multiplier == 1) {
     widen_less_zero_point(x.data, in_pixels * s.ic, x_signed, r.x_zero_point, xq);
@@ -308,22 +352,32 @@ Status quantized_depthwise_convolution(NodeCall& call, const ConvShape& s, size_
       }
     }
   }
-  auto* acc = reinterpret_cast<uint32_t*>(int32_scratch(call.runtime, 2, s.oc));
+  int32_t* acc = int32_scratch(call.runtime, 2, kDepthwisePixels * padded);
+  // The taps' weights paired for depthwise_taps, then zeros for the taps in the padding.
+  int16_t* tap_panel = int16_scratch(call.runtime, 4, panel + padded);
+  pack_depthwise(wq, taps, s.oc, tap_panel);
+  const int16_t* zeros = tap_panel + panel;
+  std::fill(tap_panel + panel, tap_panel + panel + padded, int16_t(0));
+  std::vector<const int16_t*> rows(kDepthwisePixels * taps);
   for (size_t img = 0; img < s.n; ++img) {
     for (size_t oy = 0; oy < s.oh; ++oy) {
       const TapRange ry = valid_taps(oy, win.stride_h, win.dilation_h, win.pad_top, win.kernel_h, s.ih);
-      for (size_t ox = 0; ox < s.ow; ++ox) {
-        const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
-        std::fill(acc, acc + s.oc, 0u);
-        for (size_t ky = ry.first; ky < ry.last; ++ky) {
-          const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
-          for (size_t kx = rx.first; kx < rx.last; ++kx) {
-            const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
-            multiply_accumulate(xq + ((img * s.ih + iy) * s.iw + ix) * s.oc, wq + (ky * win.kernel_w + kx) * s.oc, s.oc, acc);
+      for (size_t ox0 = 0; ox0 < s.ow; ox0 += kDepthwisePixels) {
+        const size_t count = std::min(kDepthwisePixels, s.ow - ox0);
+        std::fill(rows.begin(), rows.end(), zeros);
+        for (size_t p = 0; p < count; ++p) {
+          const size_t ox = ox0 + p;
+          const TapRange rx = valid_taps(ox, win.stride_w, win.dilation_w, win.pad_left, win.kernel_w, s.iw);
+          for (size_t ky = ry.first; ky < ry.last; ++ky) {
+            const size_t iy = oy * win.stride_h + ky * win.dilation_h - win.pad_top;
+            for (size_t kx = rx.first; kx < rx.last; ++kx) {
+              const size_t ix = ox * win.stride_w + kx * win.dilation_w - win.pad_left;
+              rows[p * taps + ky * win.kernel_w + kx] = xq + ((img * s.ih + iy) * s.iw + ix) * s.oc;
+            }
           }
         }
-        const size_t o = ((img * s.oh + oy) * s.ow + ox) * s.oc;
-        for (size_t oc = 0; oc < s.oc; ++oc) out.data[o + oc] = uint8_t(r(int32_t(acc[oc]), oc));
+        depthwise_taps(rows.data(), count, taps, tap_panel, s.oc, acc, padded);
+        for (size_t p = 0; p < count; ++p) r.row(acc + p * padded, 0, s.oc, out.data + ((img * s.oh + oy) * s.ow + ox0 + p) * s.oc);
       }
     }
   }
