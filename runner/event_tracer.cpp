@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/support/file.h"
+#include "runner/packed_events.h"
 #include "runner/varint.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,27 +33,41 @@ uint64_t EventTracer::ticks() {
 #endif
 }
 
-EventTracer::EventTracer(DebugLevel level, size_t records_in_memory)
-    : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory), start_ticks_(ticks()),
-      start_ns_(monotonic_ns()) {
+EventTracer::EventTracer(DebugLevel level, size_t records_in_memory, size_t packed_bytes_in_memory)
+    : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory),
+      packed_budget_(packed_bytes_in_memory), start_ticks_(ticks()), start_ns_(monotonic_ns()) {
   records_.reserve(records_capacity_);
 }
 
 void EventTracer::spill() {
-  if (!spill_) spill_ = SpillFile::create();
-  if (spill_) {
-    pack_records();
-    if (spill_->append(packed_.get(), packed_size_)) {
-      spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size())});
-      spilled_records_ += records_.size();
-      records_.clear();
-      return;
-    }
+  pack_records();
+  // Within the budget a copy of the packed chunk stays in memory; once a
+  // chunk does not fit, it and all later ones go to the file.
+  std::unique_ptr<uint8_t[]> copy;
+  bool kept = false;
+  if (!spill_ && packed_in_memory_ + packed_size_ <= packed_budget_) {
+    copy.reset(new uint8_t[packed_size_]);
+    std::memcpy(copy.get(), packed_.get(), packed_size_);
+    packed_in_memory_ += packed_size_;
+    kept = true;
+  } else {
+    if (!spill_) spill_ = SpillFile::create();
+    kept = spill_ && spill_->append(packed_.get(), packed_size_);
+  }
+  if (kept) {
+    spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size()), std::move(copy)});
+    spilled_records_ += records_.size();
+    records_.clear();
+    debug_events_.clear();
+    delegate_events_.clear();
+    event_bytes_ = 0;
+    return;
   }
   // No room for a temporary file: keep the records in memory, as a tracer
   // without a spill file would, and try again when twice as many are held.
   records_capacity_ *= 2;
   records_.reserve(records_capacity_);
+  event_bytes_capacity_ *= 2;
 }
 
 uint32_t EventTracer::name_id(std::string_view name) {
@@ -71,12 +87,14 @@ uint32_t EventTracer::name_id(std::string_view name) {
 // A packed record: its kind in one byte, then varints. Blocks and debug
 // events: their index. Profile events: name index, zigzag chain and
 // instruction, zigzag start - the previous profile start of the chunk,
-// zigzag end - start. Delegate profile events: their index and the same two
-// times. Ticks of consecutive events are close, so times take 2-4 bytes.
+// zigzag end - start. Debug events: the event (pack_event). Delegate
+// profile events: the event and the same two times. Ticks of consecutive
+// events are close, so times take 2-4 bytes.
 void EventTracer::pack_records() {
   constexpr size_t kMaxPackedRecord = 1 + 3 * 5 + 2 * kMaxVarintBytes;
-  if (packed_capacity_ < records_.size() * kMaxPackedRecord) {
-    packed_capacity_ = records_.size() * kMaxPackedRecord;
+  const size_t needed = records_.size() * kMaxPackedRecord + event_bytes_;
+  if (packed_capacity_ < needed) {
+    packed_capacity_ = needed;
     packed_.reset(new uint8_t[packed_capacity_]);
   }
   uint8_t* out = packed_.get();
@@ -84,8 +102,8 @@ void EventTracer::pack_records() {
   for (const Record& r : records_) {
     *out++ = r.kind;
     switch (r.kind) {
-      case Record::kBlock:
-      case Record::kDebug: out = put_varint(out, r.index); break;
+      case Record::kBlock: out = put_varint(out, r.index); break;
+      case Record::kDebug: out = pack_event(out, debug_events_[r.index]); break;
       case Record::kProfile:
         out = put_varint(out, name_id(r.name));
         out = put_varint(out, zigzag(r.chain));
@@ -95,7 +113,7 @@ void EventTracer::pack_records() {
         previous_start = r.start;
         break;
       case Record::kDelegateProfile:
-        out = put_varint(out, r.index);
+        out = pack_event(out, delegate_events_[r.index]);
         out = put_varint(out, zigzag(int64_t(r.start - previous_start)));
         out = put_varint(out, zigzag(int64_t(r.end - r.start)));
         previous_start = r.start;
@@ -116,6 +134,9 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
     previous_start = r.start;
     return true;
   };
+  // One of each, reused: a chunk's events are added one at a time.
+  etdump::DebugEvent debug;
+  etdump::ProfileEvent delegate;
   for (size_t i = 0; i < count; ++i) {
     if (p >= end) return false;
     Record r{};
@@ -123,10 +144,13 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
     uint64_t index = 0;
     switch (r.kind) {
       case Record::kBlock:
-      case Record::kDebug:
-        if (!(p = get_varint(p, end, index))) return false;
-        if (index >= (r.kind == Record::kBlock ? block_names_.size() : debug_events_.size())) return false;
+        if (!(p = get_varint(p, end, index)) || index >= block_names_.size()) return false;
         r.index = uint32_t(index);
+        add(r, nullptr, nullptr);
+        break;
+      case Record::kDebug:
+        if (!(p = unpack_event(p, end, debug))) return false;
+        add(r, &debug, nullptr);
         break;
       case Record::kProfile: {
         uint64_t chain = 0, instruction = 0;
@@ -138,16 +162,15 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         r.chain = int32_t(c);
         r.instruction = int32_t(in);
         if (!times(r)) return false;
+        add(r, nullptr, nullptr);
         break;
       }
       case Record::kDelegateProfile:
-        if (!(p = get_varint(p, end, index)) || index >= delegate_events_.size()) return false;
-        r.index = uint32_t(index);
-        if (!times(r)) return false;
+        if (!(p = unpack_event(p, end, delegate)) || !times(r)) return false;
+        add(r, nullptr, &delegate);
         break;
       default: return false;
     }
-    add(r);
   }
   return p == end;
 }
@@ -213,6 +236,7 @@ void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& va
     default:
       return;  // None, String and lists are not loggable
   }
+  event_bytes_ += packed_bound(event);
   debug_events_.push_back(std::move(event));
   push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
@@ -228,6 +252,7 @@ void EventTracer::profile_delegate(int32_t chain, int32_t instruction, const Del
     event.delegate_debug_id_int = id.integer;
   }
   event.delegate_debug_metadata.emplace(metadata.begin(), metadata.end());
+  event_bytes_ += packed_bound(event);
   delegate_events_.push_back(std::move(event));
   push(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
                             start_ticks, end_ticks});
@@ -244,6 +269,7 @@ void EventTracer::log_delegate_output(int32_t chain, int32_t instruction, const 
   }
   event.debug_entry.val = etdump::ValueType::kTensor;
   event.debug_entry.tensor = record_tensor(tensor);
+  event_bytes_ += packed_bound(event);
   debug_events_.push_back(std::move(event));
   push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
@@ -273,33 +299,41 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
     const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
     return base.start_ns + static_cast<uint64_t>(delta < 0 ? 0 : delta);
   };
-  auto add = [&](const Record& r) {
+  // `debug` and `delegate`: the record's event, unpacked or held in memory.
+  auto add = [&](const Record& r, const etdump::DebugEvent* debug, etdump::ProfileEvent* delegate) {
     switch (r.kind) {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
       case Record::kProfile: writer.add_profile_event(r.name, r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
-      case Record::kDebug: writer.add_debug_event(debug_events_[r.index]); break;
-      case Record::kDelegateProfile: {
-        etdump::ProfileEvent& event = delegate_events_[r.index];
-        event.start_time = to_ns(r.start);
-        event.end_time = to_ns(r.end);
-        writer.add_profile_event(event);
+      case Record::kDebug: writer.add_debug_event(*debug); break;
+      case Record::kDelegateProfile:
+        delegate->start_time = to_ns(r.start);
+        delegate->end_time = to_ns(r.end);
+        writer.add_profile_event(*delegate);
         break;
-      }
     }
   };
-  // Reuses the packing buffer, the size of the largest chunk.
+  // Chunks in the file are read into the packing buffer, the size of the
+  // largest chunk.
   uint64_t offset = 0;
   for (const SpilledChunk& c : spilled_chunks_) {
-    uint8_t* bytes = packed_.get();
-    if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
-        !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
-      return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
+    const uint8_t* bytes = c.in_memory.get();
+    if (bytes == nullptr) {
+      if (c.bytes > packed_capacity_ || !spill_ || !spill_->read(offset, packed_.get(), size_t(c.bytes))) {
+        return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
+      }
+      bytes = packed_.get();
+      offset += c.bytes;
+    }
+    if (!unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
+      return Error{ErrorKind::kIo, "", "", "the event tracer's packed records do not decode"};
     }
     // A sink that failed fails the dump: the rest would be built for nothing.
     if (writer.failed()) return {};
-    offset += c.bytes;
   }
-  for (const Record& r : records_) add(r);
+  for (const Record& r : records_) {
+    add(r, r.kind == Record::kDebug ? &debug_events_[r.index] : nullptr,
+        r.kind == Record::kDelegateProfile ? &delegate_events_[r.index] : nullptr);
+  }
   return {};
 }
 
@@ -308,6 +342,7 @@ void EventTracer::reset() {
   spill_.reset();
   spilled_records_ = 0;
   spilled_chunks_.clear();
+  packed_in_memory_ = 0;
   packed_.reset();
   packed_capacity_ = 0;
   packed_size_ = 0;
@@ -317,6 +352,8 @@ void EventTracer::reset() {
   block_names_.clear();
   debug_events_.clear();
   delegate_events_.clear();
+  event_bytes_ = 0;
+  event_bytes_capacity_ = kEventBytesInMemory;
   fixed_time_base_.reset();
   start_ticks_ = ticks();
   start_ns_ = monotonic_ns();

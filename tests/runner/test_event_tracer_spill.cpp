@@ -244,12 +244,17 @@ TEST_CASE("EventTracer: the ETDump's bytes are the same with and without spillin
   const std::vector<uint8_t> expected = in_memory.finish();
   REQUIRE_FALSE(expected.empty());
   // 4 blocks of 1 + 9 + 1 + 4 records = 60: chunks of 1, 7 and 16 records
-  // spill 60, 8 and 3 times, the last of them ending inside a block.
+  // spill 60, 8 and 3 times, the last of them ending inside a block; packed
+  // chunks all in the file, the first ones in memory and the others in the
+  // file (a budget of 300 bytes), or all in memory.
   for (size_t chunk : {size_t(1), size_t(7), size_t(16)}) {
-    EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk);
-    record_varied(spilling, names, tensor);
-    std::vector<uint8_t> bytes = spilling.finish();
-    CHECK(bytes == expected);
+    for (size_t budget : {size_t(0), size_t(300), EventTracer::kPackedBytesInMemory}) {
+      INFO("chunk " << chunk << ", budget " << budget);
+      EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk, budget);
+      record_varied(spilling, names, tensor);
+      std::vector<uint8_t> bytes = spilling.finish();
+      CHECK(bytes == expected);
+    }
   }
 
   // And they read back: 4 blocks, 14 events each, the times converted by the
@@ -321,18 +326,21 @@ TEST_CASE("EventTracer: a streamed ETDump has the bytes of the one built in memo
   REQUIRE(expected.size() > 300'000);
   // Records kept in memory or spilled in chunks of 7 and 1000; written after
   // every event (window 1), every page or two, or at the default window.
+  // Packed chunks in the file, or the first 20 KB of them in memory.
   for (size_t chunk : {size_t(1) << 20, size_t(7), size_t(1000)}) {
     for (size_t window : {size_t(1), size_t(5000), etdump::EtDumpWriter::kStreamWindow}) {
-      INFO("chunk " << chunk << ", window " << window);
-      EventTracer tracer(DebugLevel::kIntermediateOutputs, chunk);
-      record_rounds(tracer, names, tensor, kRounds);
-      CHECK(streamed(tracer, window) == expected);
-      // Empty again, as after finish(sink).
-      CHECK(tracer.finish() == etdump::write_etdump(etdump::EtDump{}));
-      // Aligned for O_DIRECT: the same bytes, in whole 4 KiB blocks.
-      EventTracer direct(DebugLevel::kIntermediateOutputs, chunk);
-      record_rounds(direct, names, tensor, kRounds);
-      CHECK(streamed(direct, window, 4096) == expected);
+      for (size_t budget : {size_t(0), size_t(20'000)}) {
+        INFO("chunk " << chunk << ", window " << window << ", budget " << budget);
+        EventTracer tracer(DebugLevel::kIntermediateOutputs, chunk, budget);
+        record_rounds(tracer, names, tensor, kRounds);
+        CHECK(streamed(tracer, window) == expected);
+        // Empty again, as after finish(sink).
+        CHECK(tracer.finish() == etdump::write_etdump(etdump::EtDump{}));
+        // Aligned for O_DIRECT: the same bytes, in whole 4 KiB blocks.
+        EventTracer direct(DebugLevel::kIntermediateOutputs, chunk, budget);
+        record_rounds(direct, names, tensor, kRounds);
+        CHECK(streamed(direct, window, 4096) == expected);
+      }
     }
   }
   // A dump ending on a block boundary has no zeros past it, one that does
@@ -365,7 +373,7 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
 
   SECTION("streamed (any size) and built in memory: the same file") {
     for (size_t stream_above : {size_t(0), SIZE_MAX}) {
-      EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+      EventTracer tracer(DebugLevel::kIntermediateOutputs, 16, 0);
       record_rounds(tracer, names, tensor, 50);
       const std::string path = (dir / "out.etdp").string();
       REQUIRE(tracer.write_etdump(path, stream_above).ok());
@@ -376,7 +384,7 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
   }
 
   SECTION("a device that is full: an I/O error naming it") {
-    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16, 0);
     record_rounds(tracer, names, tensor, 50);
     Status s = tracer.write_etdump("/dev/full", 0);
     REQUIRE_FALSE(s.ok());
@@ -397,7 +405,7 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
         signal(SIGXFSZ, SIG_IGN);
         const rlimit limit{64 << 10, 64 << 10};
         if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(10);
-        EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+        EventTracer tracer(DebugLevel::kIntermediateOutputs, 16, 0);
         record_rounds(tracer, names, tensor, 50);
         Status s = tracer.write_etdump(path, stream_above);
         if (s.ok()) _exit(11);
@@ -413,4 +421,106 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
       CHECK(only_entry().empty());  // neither the file nor its temporary file
     }
   }
+}
+
+namespace {
+
+// Blocks of nothing but delegate and debug events, each carrying data of its
+// own: text and integer delegate ids, metadata of 0 to 299 bytes, Int,
+// Double and Bool values, tensors and tensor lists.
+void record_debug_blocks(EventTracer& tracer, Tensor& a, Tensor& b, int blocks) {
+  tracer.set_time_base(0, 2'000'000, 1.0);
+  Tensor* list[] = {&a, &b};
+  uint64_t t = 100;
+  for (int block = 0; block < blocks; ++block) {
+    tracer.create_block("Execute");
+    DelegateDebugId id;
+    if (block % 3 == 0) {
+      id.text = "xnn_node_" + std::to_string(block);
+    } else {
+      id.integer = block;
+    }
+    std::vector<uint8_t> metadata(size_t(block % 300));
+    for (size_t i = 0; i < metadata.size(); ++i) metadata[i] = uint8_t(i * 7 + size_t(block));
+    tracer.profile_delegate(block % 5 - 1, block, id, ByteSpan(metadata), t, t + 30);
+    tracer.log_delegate_output(block % 5 - 1, block, id, a);
+    EValue i;
+    i.tag = Tag::kInt;
+    i.i = -int64_t(block) * 1'000'003;
+    tracer.log_value(kUnsetChain, 1, i, false);
+    EValue d;
+    d.tag = Tag::kDouble;
+    d.d = block * 0.5;
+    tracer.log_value(0, 2, d, false);
+    EValue f;
+    f.tag = Tag::kBool;
+    f.b = block % 2 == 1;
+    tracer.log_value(0, 3, f, false);
+    EValue l;
+    l.tag = Tag::kTensorList;
+    l.tensor_list = std::span<Tensor* const>(list, 2);
+    tracer.log_value(0, 4, l, block % 4 == 0);
+    t += 1'000;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("EventTracer: debug and delegate events leave memory with their chunk, the ETDump's bytes unchanged",
+          "[runner][etdump]") {
+  float da[6] = {1, 2, 3, 4, 5, 6};
+  int32_t db[3] = {7, 8, 9};
+  Tensor a(ScalarType::kFloat, {2, 3}, {0, 1}, da);
+  Tensor b(ScalarType::kInt, {3}, {0}, db);
+  constexpr int kBlocks = 1'000;  // 7 records a block
+  EventTracer in_memory(DebugLevel::kIntermediateOutputs, 1 << 20);
+  record_debug_blocks(in_memory, a, b, kBlocks);
+  CHECK(in_memory.events_in_memory() == 7 * kBlocks + 6 * kBlocks);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  REQUIRE_FALSE(expected.empty());
+  for (size_t chunk : {size_t(1), size_t(5), size_t(64)}) {
+    for (size_t budget : {size_t(0), size_t(10'000)}) {
+      INFO("chunk " << chunk << ", budget " << budget);
+      EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk, budget);
+      record_debug_blocks(spilling, a, b, kBlocks);
+      // At most a chunk's records, each with its event, whatever the count.
+      CHECK(spilling.events_in_memory() < 2 * chunk);
+      CHECK(spilling.finish() == expected);
+      EventTracer streaming(DebugLevel::kIntermediateOutputs, chunk, budget);
+      record_debug_blocks(streaming, a, b, kBlocks);
+      CHECK(streamed(streaming, 4096, 4096) == expected);
+    }
+  }
+
+  // What the packing must carry, read back from block 299 (text id: 299 is
+  // not a multiple of 3 -> integer id 299; metadata of 299 bytes) and block
+  // 300 (text id, metadata empty but present, program output list).
+  auto dump = etdump::read_etdump(ByteSpan(expected));
+  REQUIRE(dump.ok());
+  REQUIRE(dump.value().run_data.size() == size_t(kBlocks));
+  const auto& e299 = *dump.value().run_data[299].events;
+  REQUIRE(e299.size() == 6);
+  REQUIRE(e299[0].profile_event);
+  CHECK(e299[0].profile_event->delegate_debug_id_int == 299);
+  CHECK(e299[0].profile_event->chain_index == 299 % 5 - 1);
+  REQUIRE(e299[0].profile_event->delegate_debug_metadata);
+  REQUIRE(e299[0].profile_event->delegate_debug_metadata->size() == 299);
+  CHECK((*e299[0].profile_event->delegate_debug_metadata)[10] == uint8_t(70 + 299));
+  CHECK(e299[0].profile_event->start_time == 2'000'000 + 100 + 299'000);
+  REQUIRE(e299[2].debug_event);
+  CHECK(e299[2].debug_event->chain_index == UINT64_MAX);
+  CHECK(e299[2].debug_event->debug_entry.int_value == -299 * 1'000'003);
+  CHECK(e299[3].debug_event->debug_entry.double_value == 149.5);
+  CHECK(e299[4].debug_event->debug_entry.bool_value == true);
+  const auto& e300 = *dump.value().run_data[300].events;
+  CHECK(e300[0].profile_event->delegate_debug_id_str == std::string("xnn_node_300"));
+  REQUIRE(e300[0].profile_event->delegate_debug_metadata);
+  CHECK(e300[0].profile_event->delegate_debug_metadata->empty());
+  CHECK(e300[1].debug_event->delegate_debug_id_str == std::string("xnn_node_300"));
+  const auto& list = e300[5].debug_event->debug_entry;
+  REQUIRE(list.tensor_list);
+  REQUIRE(list.tensor_list->size() == 2);
+  CHECK((*list.tensor_list)[1].sizes == std::vector<int64_t>{3});
+  CHECK((*list.tensor_list)[1].scalar_type == 3);  // INT
+  CHECK(list.output == true);
 }
