@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 #include "libcore/formats/etdump/etdump_writer.h"
@@ -33,35 +32,25 @@ uint64_t EventTracer::ticks() {
 #endif
 }
 
-EventTracer::EventTracer(DebugLevel level, size_t records_in_memory, size_t packed_bytes_in_memory)
-    : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory),
-      packed_budget_(packed_bytes_in_memory), start_ticks_(ticks()), start_ns_(monotonic_ns()) {
+EventTracer::EventTracer(DebugLevel level, size_t records_in_memory)
+    : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory), start_ticks_(ticks()),
+      start_ns_(monotonic_ns()) {
   records_.reserve(records_capacity_);
 }
 
 void EventTracer::spill() {
-  pack_records();
-  // Within the budget a copy of the packed chunk stays in memory; once a
-  // chunk does not fit, it and all later ones go to the file.
-  std::unique_ptr<uint8_t[]> copy;
-  bool kept = false;
-  if (!spill_ && packed_in_memory_ + packed_size_ <= packed_budget_) {
-    copy.reset(new uint8_t[packed_size_]);
-    std::memcpy(copy.get(), packed_.get(), packed_size_);
-    packed_in_memory_ += packed_size_;
-    kept = true;
-  } else {
-    if (!spill_) spill_ = SpillFile::create();
-    kept = spill_ && spill_->append(packed_.get(), packed_size_);
-  }
-  if (kept) {
-    spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size()), std::move(copy)});
-    spilled_records_ += records_.size();
-    records_.clear();
-    debug_events_.clear();
-    delegate_events_.clear();
-    event_bytes_ = 0;
-    return;
+  if (!spill_) spill_ = SpillFile::create();
+  if (spill_) {
+    pack_records();
+    if (spill_->append(packed_.get(), packed_size_)) {
+      spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size())});
+      spilled_records_ += records_.size();
+      records_.clear();
+      debug_events_.clear();
+      delegate_events_.clear();
+      event_bytes_ = 0;
+      return;
+    }
   }
   // No room for a temporary file: keep the records in memory, as a tracer
   // without a spill file would, and try again when twice as many are held.
@@ -312,23 +301,17 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
         break;
     }
   };
-  // Chunks in the file are read into the packing buffer, the size of the
-  // largest chunk.
+  // Reuses the packing buffer, the size of the largest chunk.
   uint64_t offset = 0;
   for (const SpilledChunk& c : spilled_chunks_) {
-    const uint8_t* bytes = c.in_memory.get();
-    if (bytes == nullptr) {
-      if (c.bytes > packed_capacity_ || !spill_ || !spill_->read(offset, packed_.get(), size_t(c.bytes))) {
-        return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
-      }
-      bytes = packed_.get();
-      offset += c.bytes;
-    }
-    if (!unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
-      return Error{ErrorKind::kIo, "", "", "the event tracer's packed records do not decode"};
+    uint8_t* bytes = packed_.get();
+    if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
+        !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
+      return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
     }
     // A sink that failed fails the dump: the rest would be built for nothing.
     if (writer.failed()) return {};
+    offset += c.bytes;
   }
   for (const Record& r : records_) {
     add(r, r.kind == Record::kDebug ? &debug_events_[r.index] : nullptr,
@@ -342,7 +325,6 @@ void EventTracer::reset() {
   spill_.reset();
   spilled_records_ = 0;
   spilled_chunks_.clear();
-  packed_in_memory_ = 0;
   packed_.reset();
   packed_capacity_ = 0;
   packed_size_ = 0;

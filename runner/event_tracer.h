@@ -10,9 +10,8 @@
 //
 // Memory: records are kept in a fixed-size chunk; a full chunk is packed
 // (names as indices, start times as deltas, varints: about 8 bytes a
-// profile event instead of 48) and kept in memory up to a budget (64 MiB,
-// about 8 million profile events), beyond it appended to an anonymous
-// temporary file (SpillFile), read back chunk by chunk by finish().
+// profile event instead of 48) and goes to an anonymous temporary file
+// (SpillFile), read back chunk by chunk by finish().
 // write_etdump() streams the dump to its file as it is built (two passes
 // over the records: the first measures the dump, the second writes it a few
 // MiB at a time at its final offsets), so a run's memory stays at a few MiB
@@ -66,13 +65,7 @@ class EventTracer {
   // more than this (tensor lists, long delegate metadata).
   static constexpr size_t kEventBytesInMemory = size_t(4) << 20;
 
-  // Packed chunks kept in memory before they go to the spill file: the dump
-  // is read twice when streamed (see write_etdump), and a chunk read from
-  // memory costs no system call and no copy.
-  static constexpr size_t kPackedBytesInMemory = size_t(64) << 20;
-
-  explicit EventTracer(DebugLevel level = DebugLevel::kNone, size_t records_in_memory = kRecordsInMemory,
-                       size_t packed_bytes_in_memory = kPackedBytesInMemory);
+  explicit EventTracer(DebugLevel level = DebugLevel::kNone, size_t records_in_memory = kRecordsInMemory);
 
   DebugLevel debug_level() const { return level_; }
 
@@ -185,16 +178,13 @@ class EventTracer {
   DebugLevel level_;
   std::vector<Record> records_;
   size_t records_capacity_;
-  std::unique_ptr<SpillFile> spill_;  // created by the first chunk over the budget
+  std::unique_ptr<SpillFile> spill_;  // created by the first full chunk
   uint64_t spilled_records_ = 0;
   struct SpilledChunk {
     uint64_t bytes;
     uint32_t records;
-    std::unique_ptr<uint8_t[]> in_memory;  // null: in the spill file, after the previous ones there
   };
   std::vector<SpilledChunk> spilled_chunks_;
-  size_t packed_budget_;
-  size_t packed_in_memory_ = 0;
   // Not a vector: its pages are touched only as far as records are packed.
   std::unique_ptr<uint8_t[]> packed_;
   size_t packed_capacity_ = 0;

@@ -244,17 +244,12 @@ TEST_CASE("EventTracer: the ETDump's bytes are the same with and without spillin
   const std::vector<uint8_t> expected = in_memory.finish();
   REQUIRE_FALSE(expected.empty());
   // 4 blocks of 1 + 9 + 1 + 4 records = 60: chunks of 1, 7 and 16 records
-  // spill 60, 8 and 3 times, the last of them ending inside a block; packed
-  // chunks all in the file, the first ones in memory and the others in the
-  // file (a budget of 300 bytes), or all in memory.
+  // spill 60, 8 and 3 times, the last of them ending inside a block.
   for (size_t chunk : {size_t(1), size_t(7), size_t(16)}) {
-    for (size_t budget : {size_t(0), size_t(300), EventTracer::kPackedBytesInMemory}) {
-      INFO("chunk " << chunk << ", budget " << budget);
-      EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk, budget);
-      record_varied(spilling, names, tensor);
-      std::vector<uint8_t> bytes = spilling.finish();
-      CHECK(bytes == expected);
-    }
+    EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk);
+    record_varied(spilling, names, tensor);
+    std::vector<uint8_t> bytes = spilling.finish();
+    CHECK(bytes == expected);
   }
 
   // And they read back: 4 blocks, 14 events each, the times converted by the
@@ -326,21 +321,18 @@ TEST_CASE("EventTracer: a streamed ETDump has the bytes of the one built in memo
   REQUIRE(expected.size() > 300'000);
   // Records kept in memory or spilled in chunks of 7 and 1000; written after
   // every event (window 1), every page or two, or at the default window.
-  // Packed chunks in the file, or the first 20 KB of them in memory.
   for (size_t chunk : {size_t(1) << 20, size_t(7), size_t(1000)}) {
     for (size_t window : {size_t(1), size_t(5000), etdump::EtDumpWriter::kStreamWindow}) {
-      for (size_t budget : {size_t(0), size_t(20'000)}) {
-        INFO("chunk " << chunk << ", window " << window << ", budget " << budget);
-        EventTracer tracer(DebugLevel::kIntermediateOutputs, chunk, budget);
-        record_rounds(tracer, names, tensor, kRounds);
-        CHECK(streamed(tracer, window) == expected);
-        // Empty again, as after finish(sink).
-        CHECK(tracer.finish() == etdump::write_etdump(etdump::EtDump{}));
-        // Aligned for O_DIRECT: the same bytes, in whole 4 KiB blocks.
-        EventTracer direct(DebugLevel::kIntermediateOutputs, chunk, budget);
-        record_rounds(direct, names, tensor, kRounds);
-        CHECK(streamed(direct, window, 4096) == expected);
-      }
+      INFO("chunk " << chunk << ", window " << window);
+      EventTracer tracer(DebugLevel::kIntermediateOutputs, chunk);
+      record_rounds(tracer, names, tensor, kRounds);
+      CHECK(streamed(tracer, window) == expected);
+      // Empty again, as after finish(sink).
+      CHECK(tracer.finish() == etdump::write_etdump(etdump::EtDump{}));
+      // Aligned for O_DIRECT: the same bytes, in whole 4 KiB blocks.
+      EventTracer direct(DebugLevel::kIntermediateOutputs, chunk);
+      record_rounds(direct, names, tensor, kRounds);
+      CHECK(streamed(direct, window, 4096) == expected);
     }
   }
   // A dump ending on a block boundary has no zeros past it, one that does
@@ -373,7 +365,7 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
 
   SECTION("streamed (any size) and built in memory: the same file") {
     for (size_t stream_above : {size_t(0), SIZE_MAX}) {
-      EventTracer tracer(DebugLevel::kIntermediateOutputs, 16, 0);
+      EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
       record_rounds(tracer, names, tensor, 50);
       const std::string path = (dir / "out.etdp").string();
       REQUIRE(tracer.write_etdump(path, stream_above).ok());
@@ -384,7 +376,7 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
   }
 
   SECTION("a device that is full: an I/O error naming it") {
-    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16, 0);
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
     record_rounds(tracer, names, tensor, 50);
     Status s = tracer.write_etdump("/dev/full", 0);
     REQUIRE_FALSE(s.ok());
@@ -405,7 +397,7 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
         signal(SIGXFSZ, SIG_IGN);
         const rlimit limit{64 << 10, 64 << 10};
         if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(10);
-        EventTracer tracer(DebugLevel::kIntermediateOutputs, 16, 0);
+        EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
         record_rounds(tracer, names, tensor, 50);
         Status s = tracer.write_etdump(path, stream_above);
         if (s.ok()) _exit(11);
@@ -479,17 +471,15 @@ TEST_CASE("EventTracer: debug and delegate events leave memory with their chunk,
   const std::vector<uint8_t> expected = in_memory.finish();
   REQUIRE_FALSE(expected.empty());
   for (size_t chunk : {size_t(1), size_t(5), size_t(64)}) {
-    for (size_t budget : {size_t(0), size_t(10'000)}) {
-      INFO("chunk " << chunk << ", budget " << budget);
-      EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk, budget);
-      record_debug_blocks(spilling, a, b, kBlocks);
-      // At most a chunk's records, each with its event, whatever the count.
-      CHECK(spilling.events_in_memory() < 2 * chunk);
-      CHECK(spilling.finish() == expected);
-      EventTracer streaming(DebugLevel::kIntermediateOutputs, chunk, budget);
-      record_debug_blocks(streaming, a, b, kBlocks);
-      CHECK(streamed(streaming, 4096, 4096) == expected);
-    }
+    INFO("chunk " << chunk);
+    EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk);
+    record_debug_blocks(spilling, a, b, kBlocks);
+    // At most a chunk's records, each with its event, whatever the count.
+    CHECK(spilling.events_in_memory() < 2 * chunk);
+    CHECK(spilling.finish() == expected);
+    EventTracer streaming(DebugLevel::kIntermediateOutputs, chunk);
+    record_debug_blocks(streaming, a, b, kBlocks);
+    CHECK(streamed(streaming, 4096, 4096) == expected);
   }
 
   // What the packing must carry, read back from block 299 (text id: 299 is
