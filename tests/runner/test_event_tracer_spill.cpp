@@ -514,3 +514,35 @@ TEST_CASE("EventTracer: debug and delegate events leave memory with their chunk,
   CHECK((*list.tensor_list)[1].scalar_type == 3);  // INT
   CHECK(list.output == true);
 }
+
+TEST_CASE("EventTracer: a chunk whose debug events carry many tensors goes before it is full", "[runner][etdump]") {
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, nullptr);
+  std::vector<Tensor*> list(1000, &tensor);
+  EValue v;
+  v.tag = Tag::kTensorList;
+  v.tensor_list = std::span<Tensor* const>(list.data(), list.size());
+  // Room for a million records, but 100 events of 1,000 tensors' shapes
+  // each pass the 4 MiB bound on a chunk's packed events (a tensor of two
+  // dims may take 1 + 7 varints of up to 10 bytes: 7.1 MB in all).
+  EventTracer tracer(DebugLevel::kIntermediateOutputs, 1 << 20);
+  tracer.set_time_base(0, 0, 1.0);
+  tracer.create_block("Execute");
+  for (int i = 0; i < 100; ++i) tracer.log_value(0, i, v, false);
+  // Unspilled: 101 records and 100 events.
+  CHECK(tracer.events_in_memory() < 201);
+  CHECK(tracer.events_in_memory() > 0);
+  auto dump = etdump::read_etdump(ByteSpan(tracer.finish()));
+  REQUIRE(dump.ok());
+  REQUIRE(dump.value().run_data.size() == 1);
+  const auto& events = *dump.value().run_data[0].events;
+  REQUIRE(events.size() == 100);
+  for (int i = 0; i < 100; ++i) {
+    const auto& entry = events[size_t(i)].debug_event;
+    REQUIRE(entry);
+    CHECK(entry->instruction_id == i);
+    REQUIRE(entry->debug_entry.tensor_list);
+    REQUIRE(entry->debug_entry.tensor_list->size() == 1000);
+    CHECK(entry->debug_entry.tensor_list->back().sizes == std::vector<int64_t>{2, 3});
+    CHECK(entry->debug_entry.tensor_list->back().offset == -1);  // no data
+  }
+}
