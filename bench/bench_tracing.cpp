@@ -6,6 +6,10 @@
 //
 //   BM_UntracedRun/<executions>       the baseline
 //   BM_TracedRunToDisk/<executions>   traced, finish(), file written
+//   BM_DelegateEventsToDisk/<blocks>  no program: what a delegate records per
+//                                     block (100 of its profile events with
+//                                     metadata, 100 intermediate outputs,
+//                                     an Int), written the same way
 //
 // Counters: ns per event (time / events) and, from getrusage, the process's
 // peak RSS when the benchmark ends. ru_maxrss is a high-water mark of the
@@ -112,11 +116,53 @@ void BM_TracedRunToDisk(benchmark::State& state) {
   set_counters(state, executions);
 }
 
+constexpr int kDelegateNodes = 100;
+constexpr int64_t kEventsPerDelegateBlock = 2 * kDelegateNodes + 1;
+
+// The tracer's calls alone, the times taken as a delegate takes them. The
+// outputs' tensors have no data: their bytes would go to the debug buffer, a
+// file of its own, and this measures what the events themselves keep.
+void BM_DelegateEventsToDisk(benchmark::State& state) {
+  const int64_t blocks = state.range(0);
+  const std::string path = etdump_path();
+  Tensor output(ScalarType::kFloat, {1, 8}, {0, 1}, nullptr);
+  const uint8_t metadata[] = {'x', 'n', 'n', 0, 1, 2, 3, 4};
+  for (auto _ : state) {
+    EventTracer tracer(DebugLevel::kIntermediateOutputs);
+    tracer.set_max_bytes(UINT64_MAX);
+    for (int64_t b = 0; b < blocks; ++b) {
+      tracer.create_block("Execute");
+      for (int node = 0; node < kDelegateNodes; ++node) {
+        DelegateDebugId id;
+        id.integer = node;
+        const uint64_t start = EventTracer::ticks();
+        tracer.profile_delegate(0, 1, id, ByteSpan(metadata), start, EventTracer::ticks());
+        tracer.log_delegate_output(0, 1, id, output);
+      }
+      EValue v;
+      v.tag = Tag::kInt;
+      v.i = b;
+      tracer.log_value(0, 2, v, false);
+    }
+    if (!write_etdump(tracer, path)) state.SkipWithError("cannot write the ETDump");
+  }
+  std::remove(path.c_str());
+  const double events = double(blocks) * kEventsPerDelegateBlock;
+  state.counters["events"] = events;
+  state.counters["ns_per_event"] = benchmark::Counter(double(state.iterations()) * events,
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
+                                                      benchmark::Counter::kIs1000);
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
 // ~100k, ~300k and ~10M events.
 BENCHMARK(BM_UntracedRun)->Arg(50)->Arg(150)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TracedRunToDisk)->Arg(50)->Arg(150)->Unit(benchmark::kMillisecond)->UseRealTime();
 // One run of 10M events is seconds long: a single iteration per repetition.
 BENCHMARK(BM_TracedRunToDisk)->Arg(5000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+// ~100k and ~1M and ~10M delegate and debug events.
+BENCHMARK(BM_DelegateEventsToDisk)->Arg(500)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DelegateEventsToDisk)->Arg(50000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/support/file.h"
+#include "runner/packed_events.h"
 #include "runner/varint.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -45,6 +46,9 @@ void EventTracer::spill() {
       spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size())});
       spilled_records_ += records_.size();
       records_.clear();
+      debug_events_.clear();
+      delegate_events_.clear();
+      event_bytes_ = 0;
       return;
     }
   }
@@ -52,6 +56,7 @@ void EventTracer::spill() {
   // without a spill file would, and try again when twice as many are held.
   records_capacity_ *= 2;
   records_.reserve(records_capacity_);
+  event_bytes_capacity_ *= 2;
 }
 
 uint32_t EventTracer::name_id(std::string_view name) {
@@ -71,12 +76,14 @@ uint32_t EventTracer::name_id(std::string_view name) {
 // A packed record: its kind in one byte, then varints. Blocks and debug
 // events: their index. Profile events: name index, zigzag chain and
 // instruction, zigzag start - the previous profile start of the chunk,
-// zigzag end - start. Delegate profile events: their index and the same two
-// times. Ticks of consecutive events are close, so times take 2-4 bytes.
+// zigzag end - start. Debug events: the event (pack_event). Delegate
+// profile events: the event and the same two times. Ticks of consecutive
+// events are close, so times take 2-4 bytes.
 void EventTracer::pack_records() {
   constexpr size_t kMaxPackedRecord = 1 + 3 * 5 + 2 * kMaxVarintBytes;
-  if (packed_capacity_ < records_.size() * kMaxPackedRecord) {
-    packed_capacity_ = records_.size() * kMaxPackedRecord;
+  const size_t needed = records_.size() * kMaxPackedRecord + event_bytes_;
+  if (packed_capacity_ < needed) {
+    packed_capacity_ = needed;
     packed_.reset(new uint8_t[packed_capacity_]);
   }
   uint8_t* out = packed_.get();
@@ -84,8 +91,8 @@ void EventTracer::pack_records() {
   for (const Record& r : records_) {
     *out++ = r.kind;
     switch (r.kind) {
-      case Record::kBlock:
-      case Record::kDebug: out = put_varint(out, r.index); break;
+      case Record::kBlock: out = put_varint(out, r.index); break;
+      case Record::kDebug: out = pack_event(out, debug_events_[r.index]); break;
       case Record::kProfile:
         out = put_varint(out, name_id(r.name));
         out = put_varint(out, zigzag(r.chain));
@@ -95,7 +102,7 @@ void EventTracer::pack_records() {
         previous_start = r.start;
         break;
       case Record::kDelegateProfile:
-        out = put_varint(out, r.index);
+        out = pack_event(out, delegate_events_[r.index]);
         out = put_varint(out, zigzag(int64_t(r.start - previous_start)));
         out = put_varint(out, zigzag(int64_t(r.end - r.start)));
         previous_start = r.start;
@@ -116,6 +123,9 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
     previous_start = r.start;
     return true;
   };
+  // One of each, reused: a chunk's events are added one at a time.
+  etdump::DebugEvent debug;
+  etdump::ProfileEvent delegate;
   for (size_t i = 0; i < count; ++i) {
     if (p >= end) return false;
     Record r{};
@@ -123,10 +133,13 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
     uint64_t index = 0;
     switch (r.kind) {
       case Record::kBlock:
-      case Record::kDebug:
-        if (!(p = get_varint(p, end, index))) return false;
-        if (index >= (r.kind == Record::kBlock ? block_names_.size() : debug_events_.size())) return false;
+        if (!(p = get_varint(p, end, index)) || index >= block_names_.size()) return false;
         r.index = uint32_t(index);
+        add(r, nullptr, nullptr);
+        break;
+      case Record::kDebug:
+        if (!(p = unpack_event(p, end, debug))) return false;
+        add(r, &debug, nullptr);
         break;
       case Record::kProfile: {
         uint64_t chain = 0, instruction = 0;
@@ -138,16 +151,15 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         r.chain = int32_t(c);
         r.instruction = int32_t(in);
         if (!times(r)) return false;
+        add(r, nullptr, nullptr);
         break;
       }
       case Record::kDelegateProfile:
-        if (!(p = get_varint(p, end, index)) || index >= delegate_events_.size()) return false;
-        r.index = uint32_t(index);
-        if (!times(r)) return false;
+        if (!(p = unpack_event(p, end, delegate)) || !times(r)) return false;
+        add(r, nullptr, &delegate);
         break;
       default: return false;
     }
-    add(r);
   }
   return p == end;
 }
@@ -213,6 +225,7 @@ void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& va
     default:
       return;  // None, String and lists are not loggable
   }
+  event_bytes_ += packed_bound(event);
   debug_events_.push_back(std::move(event));
   push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
@@ -228,6 +241,7 @@ void EventTracer::profile_delegate(int32_t chain, int32_t instruction, const Del
     event.delegate_debug_id_int = id.integer;
   }
   event.delegate_debug_metadata.emplace(metadata.begin(), metadata.end());
+  event_bytes_ += packed_bound(event);
   delegate_events_.push_back(std::move(event));
   push(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
                             start_ticks, end_ticks});
@@ -244,6 +258,7 @@ void EventTracer::log_delegate_output(int32_t chain, int32_t instruction, const 
   }
   event.debug_entry.val = etdump::ValueType::kTensor;
   event.debug_entry.tensor = record_tensor(tensor);
+  event_bytes_ += packed_bound(event);
   debug_events_.push_back(std::move(event));
   push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
@@ -273,18 +288,17 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
     const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
     return base.start_ns + static_cast<uint64_t>(delta < 0 ? 0 : delta);
   };
-  auto add = [&](const Record& r) {
+  // `debug` and `delegate`: the record's event, unpacked or held in memory.
+  auto add = [&](const Record& r, const etdump::DebugEvent* debug, etdump::ProfileEvent* delegate) {
     switch (r.kind) {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
       case Record::kProfile: writer.add_profile_event(r.name, r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
-      case Record::kDebug: writer.add_debug_event(debug_events_[r.index]); break;
-      case Record::kDelegateProfile: {
-        etdump::ProfileEvent& event = delegate_events_[r.index];
-        event.start_time = to_ns(r.start);
-        event.end_time = to_ns(r.end);
-        writer.add_profile_event(event);
+      case Record::kDebug: writer.add_debug_event(*debug); break;
+      case Record::kDelegateProfile:
+        delegate->start_time = to_ns(r.start);
+        delegate->end_time = to_ns(r.end);
+        writer.add_profile_event(*delegate);
         break;
-      }
     }
   };
   // Reuses the packing buffer, the size of the largest chunk.
@@ -299,7 +313,10 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
     if (writer.failed()) return {};
     offset += c.bytes;
   }
-  for (const Record& r : records_) add(r);
+  for (const Record& r : records_) {
+    add(r, r.kind == Record::kDebug ? &debug_events_[r.index] : nullptr,
+        r.kind == Record::kDelegateProfile ? &delegate_events_[r.index] : nullptr);
+  }
   return {};
 }
 
@@ -317,6 +334,8 @@ void EventTracer::reset() {
   block_names_.clear();
   debug_events_.clear();
   delegate_events_.clear();
+  event_bytes_ = 0;
+  event_bytes_capacity_ = kEventBytesInMemory;
   fixed_time_base_.reset();
   start_ticks_ = ticks();
   start_ns_ = monotonic_ns();

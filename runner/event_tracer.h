@@ -17,7 +17,9 @@
 // MiB at a time at its final offsets), so a run's memory stays at a few MiB
 // whatever the number of events; the finish() overloads that hand over the
 // whole dump build it in one buffer of its size. Debug and delegate events
-// (with their tensors' shapes) stay in memory until then.
+// are packed whole into their chunk (runner/packed_events.h), so they leave
+// memory with it; only the debug buffer (the tensors' bytes, a file of its
+// own) stays in memory.
 #pragma once
 
 #include <array>
@@ -59,6 +61,9 @@ class EventTracer {
   // Records held in memory before they go to the spill file (48 bytes each
   // in memory, packed to about 8 in the file).
   static constexpr size_t kRecordsInMemory = size_t(1) << 16;
+  // A chunk goes earlier when its debug and delegate events would pack to
+  // more than this (tensor lists, long delegate metadata).
+  static constexpr size_t kEventBytesInMemory = size_t(4) << 20;
 
   explicit EventTracer(DebugLevel level = DebugLevel::kNone, size_t records_in_memory = kRecordsInMemory);
 
@@ -127,13 +132,17 @@ class EventTracer {
   std::vector<uint8_t> finish();
   // The used part of the debug buffer.
   const std::vector<uint8_t>& debug_buffer() const { return buffer_.bytes(); }
+  // Records, debug and delegate events held in memory (not yet spilled).
+  size_t events_in_memory() const { return records_.size() + debug_events_.size() + delegate_events_.size(); }
 
  private:
   struct Record {
     enum Kind : uint8_t { kBlock, kProfile, kDebug, kDelegateProfile } kind;
     int32_t chain;
     int32_t instruction;
-    uint32_t index;  // kBlock: into block_names_; kDebug: into debug_events_; kDelegateProfile: delegate_events_
+    // kBlock: into block_names_; in memory, kDebug: into debug_events_ and
+    // kDelegateProfile: into delegate_events_ (spilled, they are packed whole)
+    uint32_t index;
     std::string_view name;
     uint64_t start;
     uint64_t end;
@@ -154,14 +163,15 @@ class EventTracer {
   etdump::Tensor record_tensor(const Tensor& t);
   void push(const Record& r) {
     records_.push_back(r);
-    if (records_.size() >= records_capacity_) [[unlikely]] spill();
+    if (records_.size() >= records_capacity_ || event_bytes_ > event_bytes_capacity_) [[unlikely]] spill();
   }
   void spill();
   // Packs records_ into packed_ (see spill()); the chunk decodes on its own.
   void pack_records();
   uint32_t name_id(std::string_view name);
-  // Unpacks one spilled chunk into `add` record by record; false if its bytes
-  // do not hold `count` records.
+  // Unpacks one spilled chunk into `add` record by record (with its debug
+  // or delegate event, if any); false if its bytes do not hold `count`
+  // records.
   template <typename Add>
   bool unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const;
 
@@ -191,8 +201,12 @@ class EventTracer {
   std::array<RecentName, 64> recent_names_{};
   std::optional<TimeBase> fixed_time_base_;
   std::deque<std::string> block_names_;
+  // The current chunk's debug and delegate events, and a bound on their
+  // packed size.
   std::vector<etdump::DebugEvent> debug_events_;
   std::vector<etdump::ProfileEvent> delegate_events_;  // times filled in by finish()
+  size_t event_bytes_ = 0;
+  size_t event_bytes_capacity_ = kEventBytesInMemory;
   etdump::DebugBufferWriter buffer_;
   size_t bytes_before_block_ = 0;  // buffer size when the current block began
   uint64_t start_ticks_ = 0;

@@ -414,3 +414,135 @@ TEST_CASE("EventTracer: write_etdump streams into the file atomically and names 
     }
   }
 }
+
+namespace {
+
+// Blocks of nothing but delegate and debug events, each carrying data of its
+// own: text and integer delegate ids, metadata of 0 to 299 bytes, Int,
+// Double and Bool values, tensors and tensor lists.
+void record_debug_blocks(EventTracer& tracer, Tensor& a, Tensor& b, int blocks) {
+  tracer.set_time_base(0, 2'000'000, 1.0);
+  Tensor* list[] = {&a, &b};
+  uint64_t t = 100;
+  for (int block = 0; block < blocks; ++block) {
+    tracer.create_block("Execute");
+    DelegateDebugId id;
+    if (block % 3 == 0) {
+      id.text = "xnn_node_" + std::to_string(block);
+    } else {
+      id.integer = block;
+    }
+    std::vector<uint8_t> metadata(size_t(block % 300));
+    for (size_t i = 0; i < metadata.size(); ++i) metadata[i] = uint8_t(i * 7 + size_t(block));
+    tracer.profile_delegate(block % 5 - 1, block, id, ByteSpan(metadata), t, t + 30);
+    tracer.log_delegate_output(block % 5 - 1, block, id, a);
+    EValue i;
+    i.tag = Tag::kInt;
+    i.i = -int64_t(block) * 1'000'003;
+    tracer.log_value(kUnsetChain, 1, i, false);
+    EValue d;
+    d.tag = Tag::kDouble;
+    d.d = block * 0.5;
+    tracer.log_value(0, 2, d, false);
+    EValue f;
+    f.tag = Tag::kBool;
+    f.b = block % 2 == 1;
+    tracer.log_value(0, 3, f, false);
+    EValue l;
+    l.tag = Tag::kTensorList;
+    l.tensor_list = std::span<Tensor* const>(list, 2);
+    tracer.log_value(0, 4, l, block % 4 == 0);
+    t += 1'000;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("EventTracer: debug and delegate events leave memory with their chunk, the ETDump's bytes unchanged",
+          "[runner][etdump]") {
+  float da[6] = {1, 2, 3, 4, 5, 6};
+  int32_t db[3] = {7, 8, 9};
+  Tensor a(ScalarType::kFloat, {2, 3}, {0, 1}, da);
+  Tensor b(ScalarType::kInt, {3}, {0}, db);
+  constexpr int kBlocks = 1'000;  // 7 records a block
+  EventTracer in_memory(DebugLevel::kIntermediateOutputs, 1 << 20);
+  record_debug_blocks(in_memory, a, b, kBlocks);
+  CHECK(in_memory.events_in_memory() == 7 * kBlocks + 6 * kBlocks);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  REQUIRE_FALSE(expected.empty());
+  for (size_t chunk : {size_t(1), size_t(5), size_t(64)}) {
+    INFO("chunk " << chunk);
+    EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk);
+    record_debug_blocks(spilling, a, b, kBlocks);
+    // At most a chunk's records, each with its event, whatever the count.
+    CHECK(spilling.events_in_memory() < 2 * chunk);
+    CHECK(spilling.finish() == expected);
+    EventTracer streaming(DebugLevel::kIntermediateOutputs, chunk);
+    record_debug_blocks(streaming, a, b, kBlocks);
+    CHECK(streamed(streaming, 4096, 4096) == expected);
+  }
+
+  // What the packing must carry, read back from block 299 (text id: 299 is
+  // not a multiple of 3 -> integer id 299; metadata of 299 bytes) and block
+  // 300 (text id, metadata empty but present, program output list).
+  auto dump = etdump::read_etdump(ByteSpan(expected));
+  REQUIRE(dump.ok());
+  REQUIRE(dump.value().run_data.size() == size_t(kBlocks));
+  const auto& e299 = *dump.value().run_data[299].events;
+  REQUIRE(e299.size() == 6);
+  REQUIRE(e299[0].profile_event);
+  CHECK(e299[0].profile_event->delegate_debug_id_int == 299);
+  CHECK(e299[0].profile_event->chain_index == 299 % 5 - 1);
+  REQUIRE(e299[0].profile_event->delegate_debug_metadata);
+  REQUIRE(e299[0].profile_event->delegate_debug_metadata->size() == 299);
+  CHECK((*e299[0].profile_event->delegate_debug_metadata)[10] == uint8_t(70 + 299));
+  CHECK(e299[0].profile_event->start_time == 2'000'000 + 100 + 299'000);
+  REQUIRE(e299[2].debug_event);
+  CHECK(e299[2].debug_event->chain_index == UINT64_MAX);
+  CHECK(e299[2].debug_event->debug_entry.int_value == -299 * 1'000'003);
+  CHECK(e299[3].debug_event->debug_entry.double_value == 149.5);
+  CHECK(e299[4].debug_event->debug_entry.bool_value == true);
+  const auto& e300 = *dump.value().run_data[300].events;
+  CHECK(e300[0].profile_event->delegate_debug_id_str == std::string("xnn_node_300"));
+  REQUIRE(e300[0].profile_event->delegate_debug_metadata);
+  CHECK(e300[0].profile_event->delegate_debug_metadata->empty());
+  CHECK(e300[1].debug_event->delegate_debug_id_str == std::string("xnn_node_300"));
+  const auto& list = e300[5].debug_event->debug_entry;
+  REQUIRE(list.tensor_list);
+  REQUIRE(list.tensor_list->size() == 2);
+  CHECK((*list.tensor_list)[1].sizes == std::vector<int64_t>{3});
+  CHECK((*list.tensor_list)[1].scalar_type == 3);  // INT
+  CHECK(list.output == true);
+}
+
+TEST_CASE("EventTracer: a chunk whose debug events carry many tensors goes before it is full", "[runner][etdump]") {
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, nullptr);
+  std::vector<Tensor*> list(1000, &tensor);
+  EValue v;
+  v.tag = Tag::kTensorList;
+  v.tensor_list = std::span<Tensor* const>(list.data(), list.size());
+  // Room for a million records, but 100 events of 1,000 tensors' shapes
+  // each pass the 4 MiB bound on a chunk's packed events (a tensor of two
+  // dims may take 1 + 7 varints of up to 10 bytes: 7.1 MB in all).
+  EventTracer tracer(DebugLevel::kIntermediateOutputs, 1 << 20);
+  tracer.set_time_base(0, 0, 1.0);
+  tracer.create_block("Execute");
+  for (int i = 0; i < 100; ++i) tracer.log_value(0, i, v, false);
+  // Unspilled: 101 records and 100 events.
+  CHECK(tracer.events_in_memory() < 201);
+  CHECK(tracer.events_in_memory() > 0);
+  auto dump = etdump::read_etdump(ByteSpan(tracer.finish()));
+  REQUIRE(dump.ok());
+  REQUIRE(dump.value().run_data.size() == 1);
+  const auto& events = *dump.value().run_data[0].events;
+  REQUIRE(events.size() == 100);
+  for (int i = 0; i < 100; ++i) {
+    const auto& entry = events[size_t(i)].debug_event;
+    REQUIRE(entry);
+    CHECK(entry->instruction_id == i);
+    REQUIRE(entry->debug_entry.tensor_list);
+    REQUIRE(entry->debug_entry.tensor_list->size() == 1000);
+    CHECK(entry->debug_entry.tensor_list->back().sizes == std::vector<int64_t>{2, 3});
+    CHECK(entry->debug_entry.tensor_list->back().offset == -1);  // no data
+  }
+}

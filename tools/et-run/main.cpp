@@ -288,11 +288,15 @@ Result<int> run(const Options& o) {
     if (level != DebugLevel::kNone) ETKIT_TRY(write_file(debug_path, tracer->debug_buffer()));
   }
   if (!tools::quiet_mode()) {
-    std::vector<double> sorted = times_ms;
-    std::sort(sorted.begin(), sorted.end());
+    // An exact median needs every time (no single pass finds it in less
+    // than linear memory); selected in place, not in a sorted copy.
+    const auto [min, max] = std::minmax_element(times_ms.begin(), times_ms.end());
+    const double min_ms = *min, max_ms = *max;
+    auto median = times_ms.begin() + std::ptrdiff_t(times_ms.size() / 2);
+    std::nth_element(times_ms.begin(), median, times_ms.end());
     std::fprintf(stderr, "et-run: %s: method '%s' loaded in %.3f ms; %zu run%s: median %.3f ms (min %.3f, max %.3f)\n",
-                 pf.file->path().c_str(), method.name().c_str(), load_ms, sorted.size(),
-                 sorted.size() == 1 ? "" : "s", sorted[sorted.size() / 2], sorted.front(), sorted.back());
+                 pf.file->path().c_str(), method.name().c_str(), load_ms, times_ms.size(),
+                 times_ms.size() == 1 ? "" : "s", *median, min_ms, max_ms);
   }
 
   if (o.verify) {
