@@ -5,18 +5,14 @@
 #include <type_traits>
 
 #include "runner/kernels/linalg/cpu.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ETKIT_DEPTHWISE_X86 1
-#endif
+#include "runner/kernels/linalg/vec_f32.h"
 
 namespace etkit::rt::kernels::linalg {
 namespace {
 
-// Each copy of the loops gets the vector operations of its instruction
-// set; fma rounds once on AVX2 and twice on SSE (a multiply, then an add).
-#ifdef ETKIT_DEPTHWISE_X86
+// Each copy of the loops gets the vector operations of its instruction set
+// (vec_f32.h) and the masked and strided loads only it needs.
+#ifdef ETKIT_VEC_X86
 // GCC compiles the namespace for AVX2 by pragma; clang ignores that pragma
 // and takes the target as an attribute on every function instead.
 #if defined(__clang__)
@@ -26,15 +22,7 @@ namespace {
 #pragma GCC target("avx2,fma")
 #endif
 namespace avx2 {
-struct Ops {
-  using V = __m256;
-  static constexpr int64_t kW = 8;
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static V set1(float x) { return _mm256_set1_ps(x); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  // max first, with the bound second: a NaN becomes lo, as fmax(NaN, lo).
-  static V clamp(V x, V lo, V hi) { return _mm256_min_ps(_mm256_max_ps(x, lo), hi); }
+struct Ops : vec::Avx2 {
   // Lanes [lo, hi) of a vector (0 <= lo, hi <= 8); masked loads read
   // nothing at the other lanes (no fault past either end of a row).
   // Kept as plain ints: a std::vector of __m256i is not 32-byte aligned.
@@ -106,14 +94,7 @@ struct Ops {
 #pragma GCC pop_options
 #endif
 namespace baseline {
-struct Ops {
-  using V = __m128;
-  static constexpr int64_t kW = 4;
-  static V load(const float* p) { return _mm_loadu_ps(p); }
-  static void store(float* p, V v) { _mm_storeu_ps(p, v); }
-  static V set1(float x) { return _mm_set1_ps(x); }
-  static V fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-  static V clamp(V x, V lo, V hi) { return _mm_min_ps(_mm_max_ps(x, lo), hi); }
+struct Ops : vec::Sse {
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {
     int64_t j = 0;
     for (; j + 4 <= n; j += 4) {
@@ -191,7 +172,7 @@ void depthwise_plane(const DepthwiseWindow& g, const float* in, int64_t in_row, 
     plane_sparse(g, in, in_row, in_col, weights, bias, out, out_row, out_col);
     return;
   }
-#ifdef ETKIT_DEPTHWISE_X86
+#ifdef ETKIT_VEC_X86
   if (cpu_has_avx2_fma()) {
     avx2::plane(g, in, in_row, in_col, weights, bias, out, out_row, out_col, scratch);
     return;
@@ -202,7 +183,7 @@ void depthwise_plane(const DepthwiseWindow& g, const float* in, int64_t in_row, 
 
 void depthwise_nhwc(const DepthwiseWindow& g, int64_t channels, const float* in, int64_t in_row, int64_t in_pixel,
                     const float* taps_by_channel, const float* bias, float lo, float hi, float* out) {
-#ifdef ETKIT_DEPTHWISE_X86
+#ifdef ETKIT_VEC_X86
   if (cpu_has_avx2_fma()) {
     avx2::nhwc(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
     return;

@@ -5,11 +5,7 @@
 #include <vector>
 
 #include "runner/kernels/linalg/cpu.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ETKIT_DIRECT_CONV_X86 1
-#endif
+#include "runner/kernels/linalg/vec_f32.h"
 
 namespace etkit::rt::kernels::linalg {
 namespace {
@@ -158,10 +154,9 @@ DirectConv padded_band(const DirectConv& g, const float* in, int64_t oy0, int64_
   return b;
 }
 
-// Each copy of the loops gets the vector operations of its instruction
-// set; fma rounds once on AVX2 and twice in the baseline (a multiply, then
-// an add).
-#ifdef ETKIT_DIRECT_CONV_X86
+// Each copy of the loops gets the vector operations of its instruction set
+// (vec_f32.h).
+#ifdef ETKIT_VEC_X86
 // GCC compiles the namespace for AVX2 by pragma; clang ignores that pragma
 // and takes the target as an attribute on every function instead.
 #if defined(__clang__)
@@ -171,35 +166,7 @@ DirectConv padded_band(const DirectConv& g, const float* in, int64_t oy0, int64_
 #pragma GCC target("avx2,fma")
 #endif
 namespace avx2 {
-struct Ops {
-  using V = __m256;
-  static constexpr int64_t kW = 8;
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static V set1(float x) { return _mm256_set1_ps(x); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  // max first, with the bound second: a NaN becomes lo, as fmax(NaN, lo).
-  static V clamp(V x, V lo, V hi) { return _mm256_min_ps(_mm256_max_ps(x, lo), hi); }
-  // r[i][j] becomes r[j][i]: pairs interleaved, then quads, then halves.
-  static void transpose(V* r) {
-    const V t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const V t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const V t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const V t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const V u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    const V u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-    const V u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
-    const V u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-  }
-};
+using Ops = vec::Avx2;
 #include "runner/kernels/linalg/direct_conv_loops.inc"
 }  // namespace avx2
 #if defined(__clang__)
@@ -208,45 +175,12 @@ struct Ops {
 #pragma GCC pop_options
 #endif
 namespace baseline {
-struct Ops {
-  using V = __m128;
-  static constexpr int64_t kW = 4;
-  static V load(const float* p) { return _mm_loadu_ps(p); }
-  static void store(float* p, V v) { _mm_storeu_ps(p, v); }
-  static V set1(float x) { return _mm_set1_ps(x); }
-  static V fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-  static V clamp(V x, V lo, V hi) { return _mm_min_ps(_mm_max_ps(x, lo), hi); }
-  static void transpose(V* r) { _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]); }
-};
+using Ops = vec::Sse;
 #include "runner/kernels/linalg/direct_conv_loops.inc"
 }  // namespace baseline
 #else
 namespace baseline {
-// Four-lane GCC/Clang vectors on other targets.
-struct Ops {
-  typedef float V __attribute__((vector_size(16)));
-  static constexpr int64_t kW = 4;
-  static V load(const float* p) {
-    V v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
-  static V set1(float x) { return V{} + x; }
-  static V fma(V a, V b, V c) { return a * b + c; }
-  static V clamp(V x, V lo, V hi) {
-    V r;
-    for (int i = 0; i < 4; ++i) r[i] = x[i] > lo[i] ? (x[i] < hi[i] ? x[i] : hi[i]) : lo[i];
-    return r;
-  }
-  static void transpose(V* r) {
-    V t[4];
-    for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) t[j][i] = r[i][j];
-    }
-    for (int i = 0; i < 4; ++i) r[i] = t[i];
-  }
-};
+using Ops = vec::Generic;
 #include "runner/kernels/linalg/direct_conv_loops.inc"
 }  // namespace baseline
 #endif
@@ -270,7 +204,7 @@ void direct_conv(const DirectConv& g, const float* in, const float* filter, cons
                  float hi, float* out, int64_t out_pixel, int64_t out_channel) {
   thread_local Scratch scratch;
   if (g.oh <= 0 || g.ow <= 0 || g.cout <= 0) return;
-#ifdef ETKIT_DIRECT_CONV_X86
+#ifdef ETKIT_VEC_X86
   if (cpu_has_avx2_fma()) {
     avx2::conv(g, in, filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
     return;

@@ -4,11 +4,7 @@
 #include <cstring>
 
 #include "runner/kernels/linalg/cpu.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ETKIT_TRANSPOSE_X86 1
-#endif
+#include "runner/kernels/linalg/vec_f32.h"
 
 namespace etkit::rt::kernels {
 namespace {
@@ -56,37 +52,23 @@ struct Lanes8 {
 
 }  // namespace lanes
 
-#ifdef ETKIT_TRANSPOSE_X86
+#ifdef ETKIT_VEC_X86
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx2")
+#pragma GCC target("avx2,fma")
 #endif
 namespace avx2 {
 
-// 8 source rows of 8 floats in, 8 destination rows out: pairs interleaved,
-// then quads, then the 128-bit halves exchanged.
+// 8 source rows of 8 floats in, 8 destination rows out.
 struct Block4 {
   static constexpr int64_t kK = 8;
   static void run(uint8_t* dst, int64_t drb, const uint8_t* src, int64_t scb) {
     __m256 r[8];
     for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + k * scb));
-    __m256 t[8], u[8];
-    for (int k = 0; k < 8; k += 2) {
-      t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-      t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-    }
-    for (int k = 0; k < 8; k += 4) {
-      u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-      u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-      u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-      u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int k = 0; k < 4; ++k) {
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst + k * drb), _mm256_permute2f128_ps(u[k], u[k + 4], 0x20));
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst + (k + 4) * drb), _mm256_permute2f128_ps(u[k], u[k + 4], 0x31));
-    }
+    linalg::vec::Avx2::transpose(r);
+    for (int k = 0; k < 8; ++k) _mm256_storeu_ps(reinterpret_cast<float*>(dst + k * drb), r[k]);
   }
 };
 
@@ -113,11 +95,11 @@ struct Block8 {
 #else
 #pragma GCC pop_options
 #endif
-#endif  // ETKIT_TRANSPOSE_X86
+#endif  // ETKIT_VEC_X86
 
 namespace baseline {
 
-#ifdef ETKIT_TRANSPOSE_X86
+#ifdef ETKIT_VEC_X86
 // 8 rows of 8 2-byte elements: 16-, 32-, then 64-bit interleaves.
 struct Block2 {
   static constexpr int64_t kK = 8;
@@ -180,7 +162,7 @@ void transpose_matrix(size_t element_size, uint8_t* dst, int64_t dst_row, const 
   switch (element_size) {
     case 1: baseline::tiles<1, baseline::Block1>(dst, dst_row, src, src_col, rows, cols); return;
     case 2: baseline::tiles<2, baseline::Block2>(dst, dst_row, src, src_col, rows, cols); return;
-#ifdef ETKIT_TRANSPOSE_X86
+#ifdef ETKIT_VEC_X86
     case 4:
       if (linalg::cpu_has_avx2_fma()) {
         return avx2::tiles<4, avx2::Block4, lanes::Lanes4>(dst, dst_row, src, src_col, rows, cols);
