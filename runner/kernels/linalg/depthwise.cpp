@@ -13,14 +13,7 @@ namespace {
 // Each copy of the loops gets the vector operations of its instruction set
 // (vec_f32.h) and the masked and strided loads only it needs.
 #ifdef ETKIT_VEC_X86
-// GCC compiles the namespace for AVX2 by pragma; clang ignores that pragma
-// and takes the target as an attribute on every function instead.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+ETKIT_AVX2_FMA_BEGIN
 namespace avx2 {
 struct Ops : vec::Avx2 {
   // Lanes [lo, hi) of a vector (0 <= lo, hi <= 8); masked loads read
@@ -88,11 +81,7 @@ struct Ops : vec::Avx2 {
 #include "runner/kernels/linalg/depthwise_loops.inc"
 #undef ETKIT_DEPTHWISE_DIRECT
 }  // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+ETKIT_AVX2_FMA_END
 namespace baseline {
 struct Ops : vec::Sse {
   static void deinterleave2(const float* src, float* even, float* odd, int64_t n) {

@@ -157,23 +157,12 @@ DirectConv padded_band(const DirectConv& g, const float* in, int64_t oy0, int64_
 // Each copy of the loops gets the vector operations of its instruction set
 // (vec_f32.h).
 #ifdef ETKIT_VEC_X86
-// GCC compiles the namespace for AVX2 by pragma; clang ignores that pragma
-// and takes the target as an attribute on every function instead.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+ETKIT_AVX2_FMA_BEGIN
 namespace avx2 {
 using Ops = vec::Avx2;
 #include "runner/kernels/linalg/direct_conv_loops.inc"
 }  // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+ETKIT_AVX2_FMA_END
 namespace baseline {
 using Ops = vec::Sse;
 #include "runner/kernels/linalg/direct_conv_loops.inc"

@@ -15,6 +15,21 @@
 #define ETKIT_VEC_X86 1
 #endif
 
+#ifdef ETKIT_VEC_X86
+// Code between these is compiled for AVX2 with FMA (the per-ISA copies of
+// the kernels' loops). GCC takes a target pragma for the region; clang
+// ignores that pragma and takes the target as an attribute on every
+// function instead.
+#if defined(__clang__)
+#define ETKIT_AVX2_FMA_BEGIN \
+  _Pragma("clang attribute push(__attribute__((target(\"avx2,fma\"))), apply_to = function)")
+#define ETKIT_AVX2_FMA_END _Pragma("clang attribute pop")
+#else
+#define ETKIT_AVX2_FMA_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2,fma\")")
+#define ETKIT_AVX2_FMA_END _Pragma("GCC pop_options")
+#endif
+#endif
+
 namespace etkit::rt::kernels::linalg::vec {
 
 #ifdef ETKIT_VEC_X86

@@ -53,12 +53,7 @@ struct Lanes8 {
 }  // namespace lanes
 
 #ifdef ETKIT_VEC_X86
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+ETKIT_AVX2_FMA_BEGIN
 namespace avx2 {
 
 // 8 source rows of 8 floats in, 8 destination rows out.
@@ -90,11 +85,7 @@ struct Block8 {
 
 #include "runner/kernels/shape/transpose_tiles.inc"
 }  // namespace avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+ETKIT_AVX2_FMA_END
 #endif  // ETKIT_VEC_X86
 
 namespace baseline {
