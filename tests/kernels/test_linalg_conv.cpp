@@ -372,7 +372,8 @@ TEST_CASE("convolution.out with few output channels gives the same bits on every
 // padding, the kernel's reach or both falling in the first and the last
 // vector (masked loads), taps in pairs at stride 2 (odd and even kernel
 // widths), odd and even input extents, blocks of three and two output rows
-// and a lone last row.
+// and a lone last row; 3x3 at stride 2 (its own loop) with output-row
+// pairs that share an input row and pairs that share none.
 TEST_CASE("convolution.out depthwise planes across widths, strides, padding and kernels", "[kernels][linalg][conv]") {
   const int widths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 31, 33, 55, 56, 57, 65, 112, 113};
   // Whether a kernel of k taps (dilation d) fits the padded extent.
@@ -395,6 +396,12 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
     run_case({1, 1, 8, w, 3, 3, 3, 2, 1, 1, 1, 1, 1, 1, false, false, false, false});
     // 5x5 at row stride 2: blocks of three output rows sharing one row.
     if (fits(w, 5, 2, 1)) run_case({1, 2, 13, w, 2, 5, 5, 2, 1, 2, 2, 1, 1, 2, true, false, false, false});
+    // 3x3 at column stride 2 whose output-row pairs share no input row (row
+    // stride 3, row dilation 2: two rows and a lone one), with padding 0 to
+    // 3 (3: the first vector's column after its pair can be padding).
+    for (int pad = 0; pad <= 3; ++pad) {
+      if (fits(w, 3, pad, 1)) run_case({1, 2, 11, w, 2, 3, 3, 3, 2, 1, pad, 2, 1, 2, pad % 2 == 0, false, false, false});
+    }
   }
 }
 

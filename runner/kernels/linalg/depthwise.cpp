@@ -53,6 +53,23 @@ struct Ops : vec::Avx2 {
   // the order.
   static V even(V lo, V hi) { return _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)); }
   static V odd(V lo, V hi) { return _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)); }
+  // even(lo, hi) of the 16 columns two on, in the same lane order, from
+  // e = even(lo, hi) and the column after the 16: lane l takes the lane
+  // holding the next output's column, the last lane the column after.
+  // even_next_from takes that column from the next pair's lo (its lane 0,
+  // put where e's column 0 was, which no lane of the result takes);
+  // even_next broadcasts it from memory.
+  static V even_next_from(V e, V lo_next) {
+    return _mm256_permutevar8x32_ps(_mm256_blend_ps(e, lo_next, 0x01), _mm256_setr_epi32(1, 4, 3, 6, 5, 2, 7, 0));
+  }
+  static V even_next(V e, const float* after) {
+    return _mm256_blend_ps(_mm256_permutevar8x32_ps(e, _mm256_setr_epi32(1, 4, 3, 6, 5, 2, 7, 0)),
+                           _mm256_broadcast_ss(after), 0x80);
+  }
+  // v in a register from here on: GCC otherwise folds a load used by two
+  // shuffles into both, loading it twice, and loads are what bounds the
+  // stride-2 loop.
+  static void keep(V& v) { asm("" : "+x"(v)); }
   static V unshuffle(V v) {
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
   }
