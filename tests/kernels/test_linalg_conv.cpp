@@ -373,7 +373,8 @@ TEST_CASE("convolution.out with few output channels gives the same bits on every
 // vector (masked loads), taps in pairs at stride 2 (odd and even kernel
 // widths), odd and even input extents, blocks of three and two output rows
 // and a lone last row; 3x3 at stride 2 (its own loop) with output-row
-// pairs that share an input row and pairs that share none.
+// pairs that share an input row and pairs that share none, and rows of
+// one block or several.
 TEST_CASE("convolution.out depthwise planes across widths, strides, padding and kernels", "[kernels][linalg][conv]") {
   const int widths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 31, 33, 55, 56, 57, 65, 112, 113};
   // Whether a kernel of k taps (dilation d) fits the padded extent.
@@ -401,6 +402,15 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
     // 3 (3: the first vector's column after its pair can be padding).
     for (int pad = 0; pad <= 3; ++pad) {
       if (fits(w, 3, pad, 1)) run_case({1, 2, 11, w, 2, 3, 3, 3, 2, 1, pad, 2, 1, 2, pad % 2 == 0, false, false, false});
+    }
+  }
+  // 3x3 at stride 2 with rows of eight vectors and more (up to eight: one
+  // block per output row; more: pairs of rows in blocks of four vectors),
+  // the last vector full or partial, output-row pairs sharing a row or not.
+  for (int w : {129, 131, 150}) {
+    for (int pad = 0; pad <= 2; ++pad) {
+      run_case({1, 2, 7, w, 2, 3, 3, 2, 2, pad, pad, 1, 1, 2, pad != 1, false, false, false});
+      run_case({1, 2, 11, w, 2, 3, 3, 3, 2, 1, pad, 2, 1, 2, pad == 1, false, false, false});
     }
   }
 }
