@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "libcore/support/result.h"
+#include "runner/constant_cache.h"
 #include "runner/evalue.h"
 
 namespace etkit::rt {
 
-// What a kernel sees: its name (for messages) and the method's values (to
-// read boxed IntLists).
+// What a kernel sees: its name (for messages), the method's values (to
+// read boxed IntLists) and the method's cache of data derived from its
+// constants (constant_cache.h).
 class KernelContext {
  public:
   KernelContext(std::string_view op_name, std::span<EValue> values) : op_name_(op_name), values_(values) {}
@@ -25,10 +27,13 @@ class KernelContext {
   Result<std::span<const int64_t>> int_list(const EValue& list, std::string_view what);
   // A runtime error naming this operator: "aten::add.out: <message>".
   Error fail(std::string_view message) const;
+  // Lives as long as the context: one per loaded method.
+  ConstantCache& constant_cache() { return constant_cache_; }
 
  private:
   std::string_view op_name_;
   std::span<EValue> values_;
+  ConstantCache constant_cache_;
   std::vector<int64_t> scratch_[6];  // up to six IntLists read in one call
   size_t next_scratch_ = 0;
   friend class Executor;

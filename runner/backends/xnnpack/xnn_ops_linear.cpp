@@ -212,6 +212,29 @@ void im2col_nhwc(const float* x, const ConvShape& s, const xnn::Window& w, size_
   }
 }
 
+// The filter (floats [cout, patch]) packed for the direct convolution: a
+// static filter once per runtime, in the runtime's cache under layout
+// 0xDC00 (apart from the float filters' 0x100 + dim and the integer
+// panels); any other per call, in scratch 4 (unused on that path).
+Result<const float*> direct_conv_filter(NodeCall& call, const Slot& w, const float* filter, int64_t cout,
+                                        int64_t patch) {
+  constexpr uint32_t kDirectConvLayout = 0xDC00;
+  const size_t floats = size_t(kernels::linalg::direct_conv_packed_floats(cout, patch));
+  float* dst;
+  if (w.def->is_constant()) {
+    ETKIT_ASSIGN_OR_RETURN(const Runtime::Packed p, call.runtime.packed(w.def, kDirectConvLayout, floats * sizeof(float)));
+    dst = static_cast<float*>(p.data);
+    if (!p.fresh) return static_cast<const float*>(dst);
+  } else {
+    ETKIT_TRY(call.runtime.check_scratch(uint64_t(floats) * sizeof(float)));
+    std::vector<float>& scratch = call.runtime.scratch(4);
+    scratch.resize(floats);
+    dst = scratch.data();
+  }
+  kernels::linalg::pack_direct_conv_filter(filter, cout, patch, dst);
+  return static_cast<const float*>(dst);
+}
+
 Status convolution(NodeCall& call) {
   const xnn::Node& node = call.node;
   Slot& x = *call.in[0];
@@ -244,10 +267,11 @@ Status convolution(NodeCall& call) {
                                         win.dilation_h, win.dilation_w, int64_t(gin), int64_t(gout), 1,
                                         int64_t(s.iw * s.ic), int64_t(s.ic), true};
     ETKIT_TRY(call.runtime.check_scratch(uint64_t(kernels::linalg::direct_conv_scratch_bytes(d))));
+    ETKIT_ASSIGN_OR_RETURN(const float* packed, direct_conv_filter(call, w, wf, int64_t(gout), int64_t(patch)));
     const bool clamp = node.has_output_min_max && !(std::isinf(node.output_min) && std::isinf(node.output_max));
     for (size_t img = 0; img < s.n; ++img) {
-      kernels::linalg::direct_conv(d, a + img * s.ih * s.iw * s.ic, wf, bias, clamp, node.output_min, node.output_max,
-                                   y + img * pixels * s.oc, int64_t(s.oc), 1);
+      kernels::linalg::direct_conv(d, a + img * s.ih * s.iw * s.ic, packed, bias, clamp, node.output_min,
+                                   node.output_max, y + img * pixels * s.oc, int64_t(s.oc), 1);
     }
     return write_floats(out, y);
   }

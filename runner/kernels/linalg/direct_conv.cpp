@@ -10,11 +10,11 @@
 namespace etkit::rt::kernels::linalg {
 namespace {
 
-// Per-thread buffers, grown once: the packed filter, the padded bias, the
-// in-place and gathered offset tables, the gathered patches, and pixel rows
-// on their way to channel planes, and a padded band of input rows.
+// Per-thread buffers, grown once: the padded bias, the in-place and
+// gathered offset tables, the gathered patches, and pixel rows on their way
+// to channel planes, and a padded band of input rows.
 struct Scratch {
-  std::vector<float> packed, bias, gathered, rows, band;
+  std::vector<float> bias, gathered, rows, band;
   std::vector<int64_t> offsets, identity;
 };
 
@@ -176,11 +176,25 @@ using Ops = vec::Generic;
 
 }  // namespace
 
+int64_t direct_conv_lanes(int64_t cout) {
+#ifdef ETKIT_VEC_X86
+  if (cpu_has_avx2_fma()) return avx2::tile_vectors(cout) * vec::Avx2::kW;
+#endif
+  return baseline::tile_vectors(cout) * baseline::Ops::kW;
+}
+
+void pack_direct_conv_filter(const float* filter, int64_t cout, int64_t patch, float* packed) {
+#ifdef ETKIT_VEC_X86
+  if (cpu_has_avx2_fma()) return avx2::pack(filter, cout, patch, packed);
+#endif
+  baseline::pack(filter, cout, patch, packed);
+}
+
 int64_t direct_conv_scratch_bytes(const DirectConv& g) {
   const int64_t patch = g.cin * g.kh * g.kw;
-  // Packed filter (32 lanes at most), gathered patches (6 tiles at most),
-  // the two offset tables, the rows buffer.
-  int64_t floats = patch * (kDirectConvMaxOutputChannels + 6) + patch * 4 + 240 * kDirectConvMaxOutputChannels;
+  // Gathered patches (6 tiles at most), the two offset tables, the padded
+  // bias, the rows buffer (the packed filter is the caller's).
+  int64_t floats = patch * 6 + patch * 4 + kDirectConvMaxOutputChannels + 240 * kDirectConvMaxOutputChannels;
   if ((g.ph != 0 || g.pw != 0) && padded_copy_fits(g)) {
     const int64_t band_oh = std::min(g.oh, band_output_rows(g));
     const int64_t rows = (band_oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
@@ -189,17 +203,17 @@ int64_t direct_conv_scratch_bytes(const DirectConv& g) {
   return floats * int64_t(sizeof(float));
 }
 
-void direct_conv(const DirectConv& g, const float* in, const float* filter, const float* bias, bool clamp, float lo,
-                 float hi, float* out, int64_t out_pixel, int64_t out_channel) {
+void direct_conv(const DirectConv& g, const float* in, const float* packed_filter, const float* bias, bool clamp,
+                 float lo, float hi, float* out, int64_t out_pixel, int64_t out_channel) {
   thread_local Scratch scratch;
   if (g.oh <= 0 || g.ow <= 0 || g.cout <= 0) return;
 #ifdef ETKIT_VEC_X86
   if (cpu_has_avx2_fma()) {
-    avx2::conv(g, in, filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
+    avx2::conv(g, in, packed_filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
     return;
   }
 #endif
-  baseline::conv(g, in, filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
+  baseline::conv(g, in, packed_filter, bias, clamp, lo, hi, out, out_pixel, out_channel, scratch);
 }
 
 }  // namespace etkit::rt::kernels::linalg

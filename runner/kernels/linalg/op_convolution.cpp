@@ -171,31 +171,73 @@ void depthwise_channels_last(const ConvGeometry& g, const Tensor& input, const f
   }
 }
 
+// The cache's layout tag for direct_conv's packed filters (op_convolution's
+// own; other kernels pick theirs).
+constexpr uint32_t kPackedDirectFilter = 1;
+
+// The weight packed for direct_conv: a program constant is packed once and
+// kept in the method's cache (keyed by its address, shape and strides);
+// any other weight, which may change between executions, per call.
+const float* packed_direct_filter(const ConvGeometry& g, const Tensor& weight, ConstantCache& cache) {
+  thread_local std::vector<float> weight_scratch, packed;
+  const int64_t patch = g.patch();
+  const size_t floats = size_t(direct_conv_packed_floats(g.cout, patch));
+  float* dst = nullptr;
+  if (weight.read_only()) {
+    const Strides4 ws = strides4(weight);
+    const int64_t params[] = {g.cout, g.cin, g.kh, g.kw, ws.n, ws.c, ws.y, ws.x};
+    const ConstantCache::Entry e = cache.floats(weight.data(), kPackedDirectFilter, params, floats);
+    if (e.data && !e.fresh) return e.data;
+    dst = e.data;
+  }
+  if (!dst) {
+    packed.resize(floats);
+    dst = packed.data();
+  }
+  pack_direct_conv_filter(weight_matrix(weight, weight_scratch), g.cout, patch, dst);
+  return dst;
+}
+
 // Few output channels (LeNet's 6 -> 16) run the direct kernel, which reads
 // the input in place.
-void conv_few_outputs(const ConvGeometry& g, const Tensor& input, const float* wmat, const Tensor* bias, Tensor& out,
-                      bool pixel_major_out) {
+void conv_few_outputs(const ConvGeometry& g, const Tensor& input, const Tensor& weight, const Tensor* bias,
+                      Tensor& out, bool pixel_major_out, ConstantCache& cache) {
   thread_local std::vector<float> bias_values;
   const Strides4 is = strides4(input), os = strides4(out);
   if (bias) {
     bias_values.resize(size_t(g.cout));
     for (int64_t c = 0; c < g.cout; ++c) bias_values[size_t(c)] = bias->data_as<float>()[c * bias->strides()[0]];
   }
+  const float* packed = packed_direct_filter(g, weight, cache);
   const DirectConv d{g.h,  g.w,   g.oh,  g.ow,  g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh,
                      g.dw, g.cin, g.cout, is.c, is.y, is.x, false};
   const float* in = input.data_as<float>();
   float* o = out.data_as<float>();
   for (int64_t n = 0; n < g.n; ++n) {
-    direct_conv(d, in + n * is.n, wmat, bias ? bias_values.data() : nullptr, false, 0.0f, 0.0f, o + n * os.n,
+    direct_conv(d, in + n * is.n, packed, bias ? bias_values.data() : nullptr, false, 0.0f, 0.0f, o + n * os.n,
                 pixel_major_out ? g.cout : 1, pixel_major_out ? 1 : g.pixels());
   }
 }
 
+// A 1x1 kernel with unit stride and no padding reads the input as it is,
+// provided its pixels are evenly spaced (contiguous or channels-last).
+bool pointwise_input(const ConvGeometry& g, const Strides4& is) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+         (g.h == 1 || is.y == g.w * is.x);
+}
+
 void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight, const Tensor* bias, Tensor& out,
-                bool pixel_major_out) {
+                bool pixel_major_out, ConstantCache& cache) {
   thread_local std::vector<float> weight_scratch, columns;
-  const float* wmat = weight_matrix(weight, weight_scratch);
   const Strides4 is = strides4(input), os = strides4(out);
+  // One group, few output channels: the direct kernel packs the weight
+  // itself (or finds it packed), so no weight matrix is made first.
+  const bool direct_input = pointwise_input(g, is);
+  if (g.cin_g() != 1 && g.groups == 1 && g.cout <= kDirectConvMaxOutputChannels && !direct_input) {
+    conv_few_outputs(g, input, weight, bias, out, pixel_major_out, cache);
+    return;
+  }
+  const float* wmat = weight_matrix(weight, weight_scratch);
   // One input channel per group: depthwise, and single-channel inputs such
   // as LeNet's first layer (a GEMM of depth kH*kW over a few rows, where
   // im2col and packing cost about as much as the products).
@@ -208,14 +250,6 @@ void conv_float(const ConvGeometry& g, const Tensor& input, const Tensor& weight
     return;
   }
   const int64_t cin_g = g.cin_g(), cout_g = g.cout_g(), patch = g.patch(), pixels = g.pixels();
-  // A 1x1 kernel with unit stride and no padding reads the input as it is,
-  // provided its pixels are evenly spaced (contiguous or channels-last).
-  const bool direct_input = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
-                            (g.h == 1 || is.y == g.w * is.x);
-  if (g.groups == 1 && g.cout <= kDirectConvMaxOutputChannels && !direct_input) {
-    conv_few_outputs(g, input, wmat, bias, out, pixel_major_out);
-    return;
-  }
   const int64_t chunk = direct_input ? g.oh : chunk_rows(patch * g.ow, g.oh);
   if (!direct_input) columns.resize(size_t(patch * chunk * g.ow));
   const float* in = input.data_as<float>();
@@ -542,7 +576,7 @@ Status convolution_out(KernelContext& ctx, std::span<EValue* const> args) {
     return ctx.fail("out with dim order " + dim_order_string(*out) + " is not supported (contiguous or channels-last only)");
   }
   if (dtype == ScalarType::kFloat) {
-    conv_float(g, *input, *weight, bias, *out, !channel_major);
+    conv_float(g, *input, *weight, bias, *out, !channel_major, ctx.constant_cache());
     return {};
   }
   return run_direct(ctx, dtype, [&](auto tag) { conv_direct<decltype(tag)>(g, *input, *weight, bias, *out); });
