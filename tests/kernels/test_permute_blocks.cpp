@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "runner/kernels/shape/transpose.h"
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;
@@ -181,4 +182,56 @@ TEST_CASE("permute_copy: negative dims and the errors of a bad dims list", "[ker
   CHECK_THAT(s.error().message, Catch::Matchers::Contains("has 1 entries for a tensor of rank 2"));
   const auto wrong = h.out(ScalarType::kInt, {3, 2});
   REQUIRE_FALSE(h.call("aten::permute_copy.out", {x, h.int_list({1, 0}), wrong, wrong}).ok());
+}
+
+// Destinations of 8 MiB and more take streaming stores, eight destination
+// rows at a time (transpose.cpp, kStreamBytes); the rows and columns those
+// blocks leave go through the cached tiles. Shapes: NCHW <-> NHWC of 16
+// channels (the benchmark's), row and column counts that leave 1-7 rows
+// and 1-7 columns (AVX2 blocks are 8 wide, SSE ones 4), destination rows
+// that are not a multiple of 8 or 4 floats, and destinations 4 bytes
+// (not streamed), 16 bytes (streamed in halves) and 32 bytes past an
+// aligned start. Expected: the source's floats placed by the definition.
+TEST_CASE("transpose_matrix: large 4-byte transposes with streaming stores", "[kernels][permute]") {
+  struct Case {
+    int64_t rows, cols, dst_row, src_col, dst_offset;
+  };
+  const Case cases[] = {
+      {131072, 16, 16, 131072, 0},   // NCHW -> NHWC, 8 MiB
+      {16, 131072, 131072, 16, 0},   // NHWC -> NCHW
+      {131075, 16, 16, 131075, 8},   // 3 rows left; 32-byte offset
+      {16, 131075, 131075, 16, 4},   // columns % 8 == 3; rows 16-byte aligned only (odd dst_row)
+      {1048579, 3, 3, 1048579, 0},   // 3 columns: fewer than a block, all through the tiles
+      {70007, 31, 32, 70007, 4},     // 7 rows and 7 (AVX2) / 3 (SSE) columns left; 16-byte offset
+      {70007, 31, 31, 70009, 1},     // unaligned: the cached tiles only
+      {200003, 13, 14, 200005, 0},   // dst_row % 4 == 2: not streamed
+  };
+  for (const Case& c : cases) {
+    INFO("rows " << c.rows << " cols " << c.cols << " dst_row " << c.dst_row << " src_col " << c.src_col
+                 << " dst offset " << c.dst_offset);
+    std::vector<uint32_t> src(size_t(c.cols * c.src_col));
+    for (size_t k = 0; k < src.size(); ++k) src[k] = uint32_t(k * 2654435761u);
+    // 64-byte aligned storage; dst starts dst_offset floats in.
+    const size_t dst_floats = size_t(c.rows * c.dst_row) + 16;
+    std::vector<uint32_t> storage(dst_floats + 16, 0xDEADBEEFu);
+    uint32_t* base = storage.data();
+    while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
+    uint32_t* dst = base + c.dst_offset;
+    etkit::rt::kernels::transpose_matrix(4, reinterpret_cast<uint8_t*>(dst), c.dst_row,
+                                         reinterpret_cast<const uint8_t*>(src.data()), c.src_col, c.rows, c.cols);
+    int64_t wrong = 0, touched = 0;
+    for (int64_t i = 0; i < c.rows; ++i) {
+      for (int64_t j = 0; j < c.dst_row; ++j) {
+        const uint32_t got = dst[i * c.dst_row + j];
+        if (j < c.cols) {
+          wrong += got != src[size_t(i + j * c.src_col)];
+        } else {
+          touched += got != 0xDEADBEEFu;  // padding of a destination row: never written
+        }
+      }
+    }
+    CHECK(wrong == 0);
+    CHECK(touched == 0);
+    CHECK(dst[c.rows * c.dst_row] == 0xDEADBEEFu);
+  }
 }

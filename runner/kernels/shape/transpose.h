@@ -4,7 +4,9 @@
 // are used. 4- and 8-byte elements take AVX2 blocks (8x8, 4x4) when the CPU
 // has AVX2 (linalg/cpu.h), then SSE blocks (4x4, 2x2) on the edges those
 // leave; ETKIT_NO_AVX2=1 forces the SSE blocks alone. 2-byte and 1-byte
-// elements take 8x8 SSE2 blocks either way. Only bits move, so every path
+// elements take 8x8 SSE2 blocks either way. 4-byte transposes into 8 MiB
+// or more (aligned to 16 bytes) write whole cache lines with streaming
+// stores instead of going through the tiles. Only bits move, so every path
 // gives the same bytes.
 #pragma once
 
