@@ -196,7 +196,7 @@ TEST_CASE("ConstantCache: one entry per constant, layout and parameters, bounded
   CHECK(cache.size() == 3);
 }
 
-TEST_CASE("xnnpack: a static convolution filter packed once serves every run; an external one is repacked",
+TEST_CASE("xnnpack: a static convolution filter packed once serves every run, an external one is repacked each run",
           "[xnnpack][conv][cache]") {
   const auto b = random_floats(kCout, 61);
   const std::vector<uint32_t> wdims = {kCout, kK, kK, kCin};
