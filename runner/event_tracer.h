@@ -84,7 +84,7 @@ class EventTracer {
   // `name` must stay valid until finish() (event names of a LoadedMethod and
   // string literals do); timestamps come from ticks().
   void profile(std::string_view name, int32_t chain, int32_t instruction, uint64_t start_ticks, uint64_t end_ticks) {
-    push(Record{Record::kProfile, chain, instruction, 0, name, start_ticks, end_ticks});
+    push(Record{Record::kProfile, chain, instruction, uint32_t(name.size()), {name.data()}, start_ticks, end_ticks});
   }
   // A delegate's own profiling event: no name, its debug id, and metadata
   // (written even when empty, as the runtime does).
@@ -132,20 +132,26 @@ class EventTracer {
   std::vector<uint8_t> finish();
   // The used part of the debug buffer.
   const std::vector<uint8_t>& debug_buffer() const { return buffer_.bytes(); }
-  // Records, debug and delegate events held in memory (not yet spilled).
-  size_t events_in_memory() const { return records_.size() + debug_events_.size() + delegate_events_.size(); }
+  // Records held in memory (not yet spilled), debug and delegate events
+  // included, and the bytes those events pack to.
+  size_t events_in_memory() const { return records_.size(); }
+  size_t event_bytes_in_memory() const { return events_size_; }
 
  private:
   struct Record {
     enum Kind : uint8_t { kBlock, kProfile, kDebug, kDelegateProfile } kind;
     int32_t chain;
     int32_t instruction;
-    // kBlock: into block_names_; in memory, kDebug: into debug_events_ and
-    // kDelegateProfile: into delegate_events_ (spilled, they are packed whole)
+    // kBlock: into block_names_; kProfile: the name's size; kDebug and
+    // kDelegateProfile: the size of the packed event at `event`.
     uint32_t index;
-    std::string_view name;
+    union {
+      const char* name_data;  // kProfile (a name as profile() takes it)
+      uint64_t event;         // kDebug, kDelegateProfile: offset in events_
+    };
     uint64_t start;
     uint64_t end;
+    std::string_view name() const { return {name_data, index}; }
   };
   struct TimeBase {
     uint64_t start_ticks;
@@ -160,10 +166,24 @@ class EventTracer {
   void reset();
   // A bound on the dump's size.
   size_t size_estimate() const;
-  etdump::Tensor record_tensor(const Tensor& t);
+  // Room for `bound` more bytes of packed events, at the end of events_.
+  uint8_t* event_room(size_t bound) {
+    if (events_capacity_ - events_size_ < bound) [[unlikely]] grow_events(bound);
+    return events_.get() + events_size_;
+  }
+  void grow_events(size_t bound);
+  // Records the event packed from events_size_ to `end`.
+  void push_event(Record::Kind kind, int32_t chain, int32_t instruction, const uint8_t* end, uint64_t start_ticks,
+                  uint64_t end_ticks);
+  // A debug event (chain, instruction, delegate id) whose value is packed
+  // by `pack_value(out)` within `value_bound` bytes.
+  template <typename PackValue>
+  void debug_event(int32_t chain, int32_t instruction, int32_t id_int, const std::string_view* id_text,
+                   size_t value_bound, PackValue&& pack_value);
+  uint8_t* pack_tensor(uint8_t* out, const Tensor& t);
   void push(const Record& r) {
     records_.push_back(r);
-    if (records_.size() >= records_capacity_ || event_bytes_ > event_bytes_capacity_) [[unlikely]] spill();
+    if (records_.size() >= records_capacity_ || events_size_ > event_bytes_capacity_) [[unlikely]] spill();
   }
   void spill();
   // Packs records_ into packed_ (see spill()); the chunk decodes on its own.
@@ -201,11 +221,11 @@ class EventTracer {
   std::array<RecentName, 64> recent_names_{};
   std::optional<TimeBase> fixed_time_base_;
   std::deque<std::string> block_names_;
-  // The current chunk's debug and delegate events, and a bound on their
-  // packed size.
-  std::vector<etdump::DebugEvent> debug_events_;
-  std::vector<etdump::ProfileEvent> delegate_events_;  // times filled in by finish()
-  size_t event_bytes_ = 0;
+  // The current chunk's debug and delegate events, packed as they are
+  // recorded (runner/packed_events.h): no heap allocation per event.
+  std::unique_ptr<uint8_t[]> events_;
+  size_t events_capacity_ = 0;
+  size_t events_size_ = 0;
   size_t event_bytes_capacity_ = kEventBytesInMemory;
   etdump::DebugBufferWriter buffer_;
   size_t bytes_before_block_ = 0;  // buffer size when the current block began
