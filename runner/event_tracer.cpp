@@ -175,8 +175,8 @@ void EventTracer::set_time_base(uint64_t start_ticks, uint64_t start_ns, double 
 void EventTracer::create_block(std::string_view name) {
   // Room for another block's worth of logged tensors, allocated before the
   // block's timestamps start (see DebugBufferWriter::reserve_ahead).
-  const size_t used = buffer_.bytes().size();
-  buffer_.reserve_ahead(used - bytes_before_block_);
+  const uint64_t used = buffer_.size();
+  buffer_.reserve_ahead(size_t(used - bytes_before_block_));
   bytes_before_block_ = used;
   // One copy per run of equal names: a run of a million executions names a
   // million "Execute" blocks.

@@ -18,8 +18,9 @@
 // whatever the number of events; the finish() overloads that hand over the
 // whole dump build it in one buffer of its size. Debug and delegate events
 // are packed whole into their chunk (runner/packed_events.h), so they leave
-// memory with it; only the debug buffer (the tensors' bytes, a file of its
-// own) stays in memory.
+// memory with it; the debug buffer (the tensors' bytes, a file of its own)
+// is held in memory, or streamed to its file as it grows
+// (stream_debug_buffer()).
 #pragma once
 
 #include <array>
@@ -75,7 +76,7 @@ class EventTracer {
   void set_max_bytes(uint64_t max_bytes) { max_bytes_ = max_bytes; }
   uint64_t max_bytes() const { return max_bytes_; }
   bool over_limit() const {
-    return (spilled_records_ + records_.size()) * kBytesPerEvent + buffer_.bytes().size() > max_bytes_;
+    return (spilled_records_ + records_.size()) * kBytesPerEvent + buffer_.size() > max_bytes_;
   }
   // A raw timestamp for profile(); cheap (about 10 ns with the TSC).
   static uint64_t ticks();
@@ -130,8 +131,23 @@ class EventTracer {
   // The same into a vector (a copy of the dump); empty if the spill file
   // cannot be read back.
   std::vector<uint8_t> finish();
-  // The used part of the debug buffer.
+  // The used part of the debug buffer, kept in memory unless it is streamed
+  // to its file.
   const std::vector<uint8_t>& debug_buffer() const { return buffer_.bytes(); }
+  // Before anything is logged: the debug buffer goes to `path` as it grows
+  // (etdump::DebugBufferWriter::stream_to: a temporary file renamed into
+  // place by write_debug_buffer(), or in sequence to "-", a device or a
+  // FIFO), holding a window of `window` bytes or a block's worth of tensors
+  // in memory instead of the whole buffer. The window is flushed only when
+  // a block begins (create_block(), outside any timed scope), unless a
+  // block logs more than the last one did.
+  Status stream_debug_buffer(const std::string& path,
+                             size_t window = etdump::DebugBufferWriter::kStreamWindow) {
+    return buffer_.stream_to(path, window);
+  }
+  // The streamed debug buffer's rest, and its file put in place; the first
+  // write error, naming the file.
+  Status write_debug_buffer() { return buffer_.commit(); }
   // Records held in memory (not yet spilled), debug and delegate events
   // included, and the bytes those events pack to.
   size_t events_in_memory() const { return records_.size(); }
@@ -228,7 +244,7 @@ class EventTracer {
   size_t events_size_ = 0;
   size_t event_bytes_capacity_ = kEventBytesInMemory;
   etdump::DebugBufferWriter buffer_;
-  size_t bytes_before_block_ = 0;  // buffer size when the current block began
+  uint64_t bytes_before_block_ = 0;  // buffer size when the current block began
   uint64_t start_ticks_ = 0;
   uint64_t start_ns_ = 0;
   uint64_t max_bytes_ = kDefaultMaxBytes;
