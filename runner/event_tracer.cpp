@@ -387,16 +387,19 @@ Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t windo
 
 Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(path));
-  if (out->positional() && size_estimate() > stream_above) {
-    const size_t align = out->use_direct_io() ? OutputFile::kDirectAlignment : 1;
-    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out->write_at(offset, bytes); },
-                       etdump::EtDumpWriter::kStreamWindow, align);
-    if (!size) return std::move(size).error().at_file(path);
-    ETKIT_TRY(out->set_size(*size));  // the zeros past the dump's end go
+  return write_etdump(*out, stream_above);
+}
+
+Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window) {
+  if (out.positional() && size_estimate() > stream_above) {
+    const size_t align = out.use_direct_io() ? OutputFile::kDirectAlignment : 1;
+    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out.write_at(offset, bytes); }, window, align);
+    if (!size) return std::move(size).error().at_file(out.path());
+    ETKIT_TRY(out.set_size(*size));  // the zeros past the dump's end go
   } else {
-    ETKIT_TRY(finish([&](ByteSpan bytes) { return out->write(bytes); }));
+    ETKIT_TRY(finish([&](ByteSpan bytes) { return out.write(bytes); }));
   }
-  return out->commit();
+  return out.commit();
 }
 
 std::vector<uint8_t> EventTracer::finish() {

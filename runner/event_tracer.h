@@ -41,6 +41,10 @@
 #include "runner/evalue.h"
 #include "runner/spill_file.h"
 
+namespace etkit {
+class OutputFile;
+}
+
 namespace etkit::rt {
 
 enum class DebugLevel { kNone = 0, kProgramOutputs = 1, kIntermediateOutputs = 2 };
@@ -128,6 +132,10 @@ class EventTracer {
   // as always for standard output ("-"), devices and FIFOs, which take no
   // positional writes.
   Status write_etdump(const std::string& path, size_t stream_above = kStreamAbove);
+  // The same into `out` (committed on success), streamed `window` bytes at
+  // a time.
+  Status write_etdump(OutputFile& out, size_t stream_above = kStreamAbove,
+                      size_t window = etdump::EtDumpWriter::kStreamWindow);
   // The same into a vector (a copy of the dump); empty if the spill file
   // cannot be read back.
   std::vector<uint8_t> finish();

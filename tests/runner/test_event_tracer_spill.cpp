@@ -19,6 +19,7 @@
 #include "libcore/formats/etdump/etdump_reader.h"
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/formats/json/schema_json.h"
+#include "libcore/support/file.h"
 #include "runner/event_tracer.h"
 #include "runner/spill_file.h"
 #include "tests/support/test_support.h"
@@ -680,5 +681,50 @@ TEST_CASE("EventTracer: debug and delegate events packed as recorded give the st
     REQUIRE(buffer.size() == 192 + 12);
     CHECK(std::memcmp(buffer.data() + 128, fa, 24) == 0);
     CHECK(std::memcmp(buffer.data() + 192, ib, 12) == 0);
+  }
+}
+
+TEST_CASE("EventTracer: write_etdump goes on through the page cache when O_DIRECT writes are refused part of the way",
+          "[runner][etdump]") {
+  // The file systems here take O_DIRECT, so the refusal is the test seam's:
+  // the nth piece's pwrite fails with EINVAL; it and every later piece must
+  // go through the page cache, and the file hold the dump built in memory.
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+  const std::vector<std::string> names = {"OPERATOR_CALL", "native_call_add.out"};
+  EventTracer reference(DebugLevel::kIntermediateOutputs, 16);
+  record_rounds(reference, names, tensor, 50);
+  const std::vector<uint8_t> expected = reference.finish();
+  REQUIRE(expected.size() > 10 * 4096);  // more than 10 pieces of 4 KiB
+
+  const std::filesystem::path dir = test::scratch_dir() / "direct_fallback";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.etdp").string();
+  for (size_t refused : {size_t(1), size_t(2), size_t(3), size_t(10)}) {
+    INFO("refused piece " << refused);
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    record_rounds(tracer, names, tensor, 50);
+    auto out = OutputFile::create(path);
+    REQUIRE(out.ok());
+    if (!out.value()->use_direct_io()) {
+      WARN("the scratch directory's file system refuses O_DIRECT: the fallback runs without the seam");
+    }
+    out.value()->refuse_direct_write_for_testing(refused);
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096).ok());
+    CHECK_FALSE(out.value()->direct_io());  // fell back (or never had it)
+    CHECK(test::read_bytes(path) == expected);
+    std::filesystem::remove(path);
+  }
+
+  SECTION("no refusal: O_DIRECT throughout, the same bytes") {
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    record_rounds(tracer, names, tensor, 50);
+    auto out = OutputFile::create(path);
+    REQUIRE(out.ok());
+    const bool direct = out.value()->use_direct_io();
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096).ok());
+    CHECK(out.value()->direct_io() == direct);
+    CHECK(test::read_bytes(path) == expected);
+    std::filesystem::remove(path);
   }
 }
