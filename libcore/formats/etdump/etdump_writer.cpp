@@ -179,32 +179,28 @@ struct EtDumpWriter::Impl {
   // every vtable so far for each table (most of a debug event's cost).
   // The caller leaves out fields equal to their defaults, as the generic
   // path does, and gives the vtable cached for this set of fields (`vtable`,
-  // 0 until first used). Memory order: the soffset, the 4-byte fields, the
-  // 8-byte ones 8-aligned, the 1-byte ones; each group in the given order.
+  // 0 until first used). The layout is the generic path's: from the table's
+  // start, the soffset, padding to 4, the 1-byte fields, the 4-byte ones and
+  // the 8-byte ones last, 8-aligned from the buffer's end; each group in the
+  // given order.
   flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable) {
     using flatbuffers::voffset_t;
+    size_t ones = 0, fours = 0, eights = 0;
+    for (size_t i = 0; i < count; ++i) {
+      ones += fields[i].size == 1;
+      fours += fields[i].size == 4;
+      eights += fields[i].size == 8;
+    }
+    const size_t padding = (4 - ones % 4) % 4;
+    const size_t size = 4 + padding + ones + 4 * fours + 8 * eights;
     voffset_t position[16] = {};
-    size_t at = 4;
-    bool wide = false;
+    size_t at1 = 4 + padding, at4 = at1 + ones, at8 = at4 + 4 * fours;
     for (size_t i = 0; i < count; ++i) {
-      if (fields[i].size == 4) {
-        position[i] = voffset_t(at);
-        at += 4;
-      }
-      wide |= fields[i].size == 8;
+      size_t& at = fields[i].size == 1 ? at1 : fields[i].size == 4 ? at4 : at8;
+      position[i] = voffset_t(at);
+      at += fields[i].size;
     }
-    if (wide) at = (at + 7) & ~size_t(7);
-    for (size_t i = 0; i < count; ++i) {
-      if (fields[i].size == 8) {
-        position[i] = voffset_t(at);
-        at += 8;
-      }
-    }
-    for (size_t i = 0; i < count; ++i) {
-      if (fields[i].size == 1) position[i] = voffset_t(at++);
-    }
-    const size_t table_align = wide ? 8 : 4;
-    const size_t size = (at + table_align - 1) & ~(table_align - 1);
+    const size_t table_align = eights != 0 ? 8 : 4;
     if (vtable == 0) {
       voffset_t entries[2 + 16] = {};
       size_t slots = 0;
