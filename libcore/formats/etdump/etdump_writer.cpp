@@ -25,6 +25,33 @@ class Builder : public flatbuffers::FlatBufferBuilder {
  public:
   using FlatBufferBuilder::FlatBufferBuilder;
   void skip(size_t bytes) { buf_.make_space(bytes); }
+  // Align(), CreateVector() and CreateString()'s layout with nothing
+  // written (not even padding or lengths), so a measuring pass leaves the
+  // pages untouched.
+  void skip_align(size_t alignment) {
+    TrackMinAlign(alignment);
+    buf_.make_space(flatbuffers::PaddingBytes(buf_.size(), alignment));
+  }
+  void skip_prealign(size_t length, size_t alignment) {
+    if (length == 0) return;
+    TrackMinAlign(alignment);
+    buf_.make_space(flatbuffers::PaddingBytes(GetSize() + length, alignment));
+  }
+  flatbuffers::uoffset_t skip_vector(size_t count, size_t element_size) {
+    skip_prealign(count * element_size, sizeof(flatbuffers::uoffset_t));
+    skip_prealign(count * element_size, element_size);
+    buf_.make_space(count * element_size);
+    skip_align(sizeof(flatbuffers::uoffset_t));
+    buf_.make_space(sizeof(flatbuffers::uoffset_t));
+    return GetSize();
+  }
+  flatbuffers::uoffset_t skip_string(size_t length) {
+    skip_prealign(length + 1, sizeof(flatbuffers::uoffset_t));
+    buf_.make_space(length + 1);
+    skip_align(sizeof(flatbuffers::uoffset_t));
+    buf_.make_space(sizeof(flatbuffers::uoffset_t));
+    return GetSize();
+  }
   // Valid between tables (outside a table the scratch area holds only the
   // offsets of the vtables written so far).
   template <typename F>
@@ -182,7 +209,9 @@ struct EtDumpWriter::Impl {
   // 0 until first used). The layout is the generic path's: from the table's
   // start, the soffset, padding to 4, the 1-byte fields, the 4-byte ones and
   // the 8-byte ones last, 8-aligned from the buffer's end; each group in the
-  // given order.
+  // given order. A measuring writer only takes the room (no byte of the
+  // table, its padding, or the vectors and strings before it is written), so
+  // the pages of the dump's bulk are touched once, by the writing pass.
   flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable) {
     using flatbuffers::voffset_t;
     size_t ones = 0, fours = 0, eights = 0;
@@ -216,6 +245,11 @@ struct EtDumpWriter::Impl {
       builder.PushBytes(bytes, 2 * (2 + slots));
       vtable = builder.GetSize();
       hand_vtables.push_back(vtable);
+    }
+    if (mode == Mode::kMeasure) {
+      builder.skip_align(table_align);
+      builder.skip(size);
+      return builder.GetSize();
     }
     builder.Align(table_align);
     const flatbuffers::uoffset_t table = builder.GetSize() + flatbuffers::uoffset_t(size);
@@ -264,9 +298,16 @@ struct EtDumpWriter::Impl {
     }
   };
 
+  // Measuring, vectors and strings only take their room (see hand_table).
+  template <typename T>
+  Offset<flatbuffers::Vector<T>> vector(const std::vector<T>& v) {
+    if (mode == Mode::kMeasure) return Offset<flatbuffers::Vector<T>>(builder.skip_vector(v.size(), sizeof(T)));
+    return builder.CreateVector(v);
+  }
+
   Offset<fb::Tensor> tensor(const Tensor& t) {
-    auto sizes = builder.CreateVector(t.sizes);
-    auto strides = builder.CreateVector(t.strides);
+    auto sizes = vector(t.sizes);
+    auto strides = vector(t.strides);
     Fields f;
     f.scalar(0, 1, uint8_t(t.scalar_type), t.scalar_type != 0);
     f.offset(1, sizes);
@@ -302,13 +343,15 @@ struct EtDumpWriter::Impl {
   }
 
   Offset<flatbuffers::String> string(const std::optional<std::string>& s) {
-    return s ? builder.CreateString(*s) : 0;
+    if (!s) return 0;
+    if (mode == Mode::kMeasure) return Offset<flatbuffers::String>(builder.skip_string(s->size()));
+    return builder.CreateString(*s);
   }
 
   Offset<fb::ProfileEvent> profile(const ProfileEvent& p) {
     auto name = string(p.name);
     auto id_str = string(p.delegate_debug_id_str);
-    auto metadata = p.delegate_debug_metadata ? builder.CreateVector(*p.delegate_debug_metadata) : 0;
+    auto metadata = p.delegate_debug_metadata ? vector(*p.delegate_debug_metadata) : 0;
     Fields f;
     f.offset(0, name);
     f.scalar(1, 4, uint32_t(p.chain_index), p.chain_index != 0);
