@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "libcore/formats/etdump/etdump_writer.h"
@@ -46,9 +47,7 @@ void EventTracer::spill() {
       spilled_chunks_.push_back(SpilledChunk{packed_size_, uint32_t(records_.size())});
       spilled_records_ += records_.size();
       records_.clear();
-      debug_events_.clear();
-      delegate_events_.clear();
-      event_bytes_ = 0;
+      events_size_ = 0;
       return;
     }
   }
@@ -81,7 +80,7 @@ uint32_t EventTracer::name_id(std::string_view name) {
 // events are close, so times take 2-4 bytes.
 void EventTracer::pack_records() {
   constexpr size_t kMaxPackedRecord = 1 + 3 * 5 + 2 * kMaxVarintBytes;
-  const size_t needed = records_.size() * kMaxPackedRecord + event_bytes_;
+  const size_t needed = records_.size() * kMaxPackedRecord + events_size_;
   if (packed_capacity_ < needed) {
     packed_capacity_ = needed;
     packed_.reset(new uint8_t[packed_capacity_]);
@@ -92,9 +91,12 @@ void EventTracer::pack_records() {
     *out++ = r.kind;
     switch (r.kind) {
       case Record::kBlock: out = put_varint(out, r.index); break;
-      case Record::kDebug: out = pack_event(out, debug_events_[r.index]); break;
+      case Record::kDebug:
+        std::memcpy(out, events_.get() + r.event, r.index);
+        out += r.index;
+        break;
       case Record::kProfile:
-        out = put_varint(out, name_id(r.name));
+        out = put_varint(out, name_id(r.name()));
         out = put_varint(out, zigzag(r.chain));
         out = put_varint(out, zigzag(r.instruction));
         out = put_varint(out, zigzag(int64_t(r.start - previous_start)));
@@ -102,7 +104,8 @@ void EventTracer::pack_records() {
         previous_start = r.start;
         break;
       case Record::kDelegateProfile:
-        out = pack_event(out, delegate_events_[r.index]);
+        std::memcpy(out, events_.get() + r.event, r.index);
+        out += r.index;
         out = put_varint(out, zigzag(int64_t(r.start - previous_start)));
         out = put_varint(out, zigzag(int64_t(r.end - r.start)));
         previous_start = r.start;
@@ -147,7 +150,8 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         if (!(p = get_varint(p, end, chain)) || !(p = get_varint(p, end, instruction))) return false;
         const int64_t c = unzigzag(chain), in = unzigzag(instruction);
         if (c != int32_t(c) || in != int32_t(in)) return false;
-        r.name = names_[index];
+        r.name_data = names_[index].data();
+        r.index = uint32_t(names_[index].size());
         r.chain = int32_t(c);
         r.instruction = int32_t(in);
         if (!times(r)) return false;
@@ -171,8 +175,8 @@ void EventTracer::set_time_base(uint64_t start_ticks, uint64_t start_ns, double 
 void EventTracer::create_block(std::string_view name) {
   // Room for another block's worth of logged tensors, allocated before the
   // block's timestamps start (see DebugBufferWriter::reserve_ahead).
-  const size_t used = buffer_.bytes().size();
-  buffer_.reserve_ahead(used - bytes_before_block_);
+  const uint64_t used = buffer_.size();
+  buffer_.reserve_ahead(size_t(used - bytes_before_block_));
   bytes_before_block_ = used;
   // One copy per run of equal names: a run of a million executions names a
   // million "Execute" blocks.
@@ -180,87 +184,84 @@ void EventTracer::create_block(std::string_view name) {
   push(Record{Record::kBlock, 0, 0, uint32_t(block_names_.size() - 1), {}, 0, 0});
 }
 
-etdump::Tensor EventTracer::record_tensor(const Tensor& t) {
-  etdump::Tensor out;
-  out.scalar_type = static_cast<int8_t>(t.dtype());
-  out.sizes.assign(t.sizes().begin(), t.sizes().end());
-  out.strides.assign(t.strides().begin(), t.strides().end());
-  out.offset = t.data() == nullptr ? -1
-                                   : buffer_.append(ByteSpan(static_cast<const uint8_t*>(t.data()), t.nbytes()));
-  return out;
+void EventTracer::grow_events(size_t bound) {
+  // Doubling: a chunk's events reach at most about kEventBytesInMemory, so
+  // after the first chunk this no longer happens.
+  const size_t capacity = std::max({2 * events_capacity_, events_size_ + bound, size_t(64) << 10});
+  std::unique_ptr<uint8_t[]> grown(new uint8_t[capacity]);
+  if (events_size_ != 0) std::memcpy(grown.get(), events_.get(), events_size_);
+  events_ = std::move(grown);
+  events_capacity_ = capacity;
+}
+
+void EventTracer::push_event(Record::Kind kind, int32_t chain, int32_t instruction, const uint8_t* end,
+                             uint64_t start_ticks, uint64_t end_ticks) {
+  const size_t offset = events_size_;
+  events_size_ = size_t(end - events_.get());
+  Record r{kind, chain, instruction, uint32_t(events_size_ - offset), {nullptr}, start_ticks, end_ticks};
+  r.event = offset;
+  push(r);
+}
+
+uint8_t* EventTracer::pack_tensor(uint8_t* out, const Tensor& t) {
+  const int64_t offset = t.data() == nullptr
+                             ? -1
+                             : buffer_.append(ByteSpan(static_cast<const uint8_t*>(t.data()), t.nbytes()));
+  return rt::pack_tensor(out, static_cast<int8_t>(t.dtype()), t.sizes(), t.strides(), offset);
+}
+
+template <typename PackValue>
+void EventTracer::debug_event(int32_t chain, int32_t instruction, int32_t id_int, const std::string_view* id_text,
+                              size_t value_bound, PackValue&& pack_value) {
+  uint8_t* out = event_room(debug_head_bound(id_text ? id_text->size() : 0) + value_bound);
+  out = pack_debug_head(out, chain, instruction, id_int, id_text);
+  push_event(Record::kDebug, chain, instruction, pack_value(out), 0, 0);
 }
 
 void EventTracer::log_value(int32_t chain, int32_t instruction, const EValue& value, bool program_output) {
-  etdump::DebugEvent event;
-  // DebugEvent.chain_index is unsigned: the unset -1 reads back as 2^64-1.
-  event.chain_index = static_cast<uint64_t>(static_cast<int64_t>(chain));
-  event.instruction_id = instruction;
-  auto& entry = event.debug_entry;
   switch (value.tag) {
     case Tag::kTensor:
-      entry.val = etdump::ValueType::kTensor;
-      entry.tensor = record_tensor(*value.tensor);
-      if (program_output) entry.output = true;
+      debug_event(chain, instruction, -1, nullptr, tensor_bound(value.tensor->sizes().size()), [&](uint8_t* out) {
+        return pack_tensor(pack_tensor_value(out, program_output), *value.tensor);
+      });
       break;
     case Tag::kTensorList: {
-      entry.val = etdump::ValueType::kTensorList;
-      std::vector<etdump::Tensor> list;
-      for (const Tensor* t : value.tensor_list) list.push_back(record_tensor(*t));
-      entry.tensor_list = std::move(list);
-      if (program_output) entry.output = true;
+      size_t bound = 0;
+      for (const Tensor* t : value.tensor_list) bound += tensor_bound(t->sizes().size());
+      debug_event(chain, instruction, -1, nullptr, bound, [&](uint8_t* out) {
+        out = pack_tensor_list_value(out, value.tensor_list.size(), program_output);
+        for (const Tensor* t : value.tensor_list) out = pack_tensor(out, *t);
+        return out;
+      });
       break;
     }
     case Tag::kInt:
-      entry.val = etdump::ValueType::kInt;
-      entry.int_value = value.i;
+      debug_event(chain, instruction, -1, nullptr, 0, [&](uint8_t* out) { return pack_int_value(out, value.i); });
       break;
     case Tag::kDouble:
-      entry.val = etdump::ValueType::kDouble;
-      entry.double_value = value.d;
+      debug_event(chain, instruction, -1, nullptr, 0, [&](uint8_t* out) { return pack_double_value(out, value.d); });
       break;
     case Tag::kBool:
-      entry.val = etdump::ValueType::kBool;
-      entry.bool_value = value.b;
+      debug_event(chain, instruction, -1, nullptr, 0, [&](uint8_t* out) { return pack_bool_value(out, value.b); });
       break;
     default:
       return;  // None, String and lists are not loggable
   }
-  event_bytes_ += packed_bound(event);
-  debug_events_.push_back(std::move(event));
-  push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
 }
 
 void EventTracer::profile_delegate(int32_t chain, int32_t instruction, const DelegateDebugId& id, ByteSpan metadata,
                                    uint64_t start_ticks, uint64_t end_ticks) {
-  etdump::ProfileEvent event;
-  event.chain_index = chain;
-  event.instruction_id = instruction;
-  if (id.is_text()) {
-    event.delegate_debug_id_str = id.text;
-  } else {
-    event.delegate_debug_id_int = id.integer;
-  }
-  event.delegate_debug_metadata.emplace(metadata.begin(), metadata.end());
-  event_bytes_ += packed_bound(event);
-  delegate_events_.push_back(std::move(event));
-  push(Record{Record::kDelegateProfile, chain, instruction, uint32_t(delegate_events_.size() - 1), {},
-                            start_ticks, end_ticks});
+  const std::string_view text = id.text;
+  const std::string_view* id_text = id.is_text() ? &text : nullptr;
+  uint8_t* out = event_room(delegate_profile_bound(text.size(), metadata.size()));
+  out = pack_delegate_profile(out, chain, instruction, id.integer, id_text, metadata);
+  push_event(Record::kDelegateProfile, chain, instruction, out, start_ticks, end_ticks);
 }
 
 void EventTracer::log_delegate_output(int32_t chain, int32_t instruction, const DelegateDebugId& id, const Tensor& tensor) {
-  etdump::DebugEvent event;
-  event.chain_index = static_cast<uint64_t>(static_cast<int64_t>(chain));
-  event.instruction_id = instruction;
-  if (id.is_text()) {
-    event.delegate_debug_id_str = id.text;
-  } else {
-    event.delegate_debug_id_int = id.integer;
-  }
-  event.debug_entry.val = etdump::ValueType::kTensor;
-  event.debug_entry.tensor = record_tensor(tensor);
-  event_bytes_ += packed_bound(event);
-  debug_events_.push_back(std::move(event));
-  push(Record{Record::kDebug, chain, instruction, uint32_t(debug_events_.size() - 1), {}, 0, 0});
+  const std::string_view text = id.text;
+  debug_event(chain, instruction, id.integer, id.is_text() ? &text : nullptr, tensor_bound(tensor.sizes().size()),
+              [&](uint8_t* out) { return pack_tensor(pack_tensor_value(out, false), tensor); });
 }
 
 EventTracer::TimeBase EventTracer::time_base() {
@@ -292,7 +293,7 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
   auto add = [&](const Record& r, const etdump::DebugEvent* debug, etdump::ProfileEvent* delegate) {
     switch (r.kind) {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
-      case Record::kProfile: writer.add_profile_event(r.name, r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
+      case Record::kProfile: writer.add_profile_event(r.name(), r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
       case Record::kDebug: writer.add_debug_event(*debug); break;
       case Record::kDelegateProfile:
         delegate->start_time = to_ns(r.start);
@@ -313,9 +314,20 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
     if (writer.failed()) return {};
     offset += c.bytes;
   }
+  // The records in memory: their events are packed too, in events_.
+  etdump::DebugEvent debug;
+  etdump::ProfileEvent delegate;
   for (const Record& r : records_) {
-    add(r, r.kind == Record::kDebug ? &debug_events_[r.index] : nullptr,
-        r.kind == Record::kDelegateProfile ? &delegate_events_[r.index] : nullptr);
+    if (r.kind == Record::kDebug || r.kind == Record::kDelegateProfile) {
+      const uint8_t* begin = events_.get() + r.event;
+      const uint8_t* end = begin + r.index;
+      const bool ok = r.kind == Record::kDebug ? unpack_event(begin, end, debug) == end
+                                               : unpack_event(begin, end, delegate) == end;
+      if (!ok) return Error{ErrorKind::kRuntime, "", "", "the event tracer's packed events are inconsistent"};
+      add(r, &debug, &delegate);
+    } else {
+      add(r, nullptr, nullptr);
+    }
   }
   return {};
 }
@@ -332,9 +344,9 @@ void EventTracer::reset() {
   name_ids_.clear();
   recent_names_ = {};
   block_names_.clear();
-  debug_events_.clear();
-  delegate_events_.clear();
-  event_bytes_ = 0;
+  events_.reset();
+  events_capacity_ = 0;
+  events_size_ = 0;
   event_bytes_capacity_ = kEventBytesInMemory;
   fixed_time_base_.reset();
   start_ticks_ = ticks();
@@ -375,16 +387,19 @@ Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t windo
 
 Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
   ETKIT_ASSIGN_OR_RETURN(auto out, OutputFile::create(path));
-  if (out->positional() && size_estimate() > stream_above) {
-    const size_t align = out->use_direct_io() ? OutputFile::kDirectAlignment : 1;
-    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out->write_at(offset, bytes); },
-                       etdump::EtDumpWriter::kStreamWindow, align);
-    if (!size) return std::move(size).error().at_file(path);
-    ETKIT_TRY(out->set_size(*size));  // the zeros past the dump's end go
+  return write_etdump(*out, stream_above);
+}
+
+Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window) {
+  if (out.positional() && size_estimate() > stream_above) {
+    const size_t align = out.use_direct_io() ? OutputFile::kDirectAlignment : 1;
+    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out.write_at(offset, bytes); }, window, align);
+    if (!size) return std::move(size).error().at_file(out.path());
+    ETKIT_TRY(out.set_size(*size));  // the zeros past the dump's end go
   } else {
-    ETKIT_TRY(finish([&](ByteSpan bytes) { return out->write(bytes); }));
+    ETKIT_TRY(finish([&](ByteSpan bytes) { return out.write(bytes); }));
   }
-  return out->commit();
+  return out.commit();
 }
 
 std::vector<uint8_t> EventTracer::finish() {

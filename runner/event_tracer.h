@@ -18,8 +18,9 @@
 // whatever the number of events; the finish() overloads that hand over the
 // whole dump build it in one buffer of its size. Debug and delegate events
 // are packed whole into their chunk (runner/packed_events.h), so they leave
-// memory with it; only the debug buffer (the tensors' bytes, a file of its
-// own) stays in memory.
+// memory with it; the debug buffer (the tensors' bytes, a file of its own)
+// is held in memory, or streamed to its file as it grows
+// (stream_debug_buffer()).
 #pragma once
 
 #include <array>
@@ -39,6 +40,10 @@
 #include "libcore/support/result.h"
 #include "runner/evalue.h"
 #include "runner/spill_file.h"
+
+namespace etkit {
+class OutputFile;
+}
 
 namespace etkit::rt {
 
@@ -75,7 +80,7 @@ class EventTracer {
   void set_max_bytes(uint64_t max_bytes) { max_bytes_ = max_bytes; }
   uint64_t max_bytes() const { return max_bytes_; }
   bool over_limit() const {
-    return (spilled_records_ + records_.size()) * kBytesPerEvent + buffer_.bytes().size() > max_bytes_;
+    return (spilled_records_ + records_.size()) * kBytesPerEvent + buffer_.size() > max_bytes_;
   }
   // A raw timestamp for profile(); cheap (about 10 ns with the TSC).
   static uint64_t ticks();
@@ -84,7 +89,7 @@ class EventTracer {
   // `name` must stay valid until finish() (event names of a LoadedMethod and
   // string literals do); timestamps come from ticks().
   void profile(std::string_view name, int32_t chain, int32_t instruction, uint64_t start_ticks, uint64_t end_ticks) {
-    push(Record{Record::kProfile, chain, instruction, 0, name, start_ticks, end_ticks});
+    push(Record{Record::kProfile, chain, instruction, uint32_t(name.size()), {name.data()}, start_ticks, end_ticks});
   }
   // A delegate's own profiling event: no name, its debug id, and metadata
   // (written even when empty, as the runtime does).
@@ -127,25 +132,50 @@ class EventTracer {
   // as always for standard output ("-"), devices and FIFOs, which take no
   // positional writes.
   Status write_etdump(const std::string& path, size_t stream_above = kStreamAbove);
+  // The same into `out` (committed on success), streamed `window` bytes at
+  // a time.
+  Status write_etdump(OutputFile& out, size_t stream_above = kStreamAbove,
+                      size_t window = etdump::EtDumpWriter::kStreamWindow);
   // The same into a vector (a copy of the dump); empty if the spill file
   // cannot be read back.
   std::vector<uint8_t> finish();
-  // The used part of the debug buffer.
+  // The used part of the debug buffer, kept in memory unless it is streamed
+  // to its file.
   const std::vector<uint8_t>& debug_buffer() const { return buffer_.bytes(); }
-  // Records, debug and delegate events held in memory (not yet spilled).
-  size_t events_in_memory() const { return records_.size() + debug_events_.size() + delegate_events_.size(); }
+  // Before anything is logged: the debug buffer goes to `path` as it grows
+  // (etdump::DebugBufferWriter::stream_to: a temporary file renamed into
+  // place by write_debug_buffer(), or in sequence to "-", a device or a
+  // FIFO), holding a window of `window` bytes or a block's worth of tensors
+  // in memory instead of the whole buffer. The window is flushed only when
+  // a block begins (create_block(), outside any timed scope), unless a
+  // block logs more than the last one did.
+  Status stream_debug_buffer(const std::string& path,
+                             size_t window = etdump::DebugBufferWriter::kStreamWindow) {
+    return buffer_.stream_to(path, window);
+  }
+  // The streamed debug buffer's rest, and its file put in place; the first
+  // write error, naming the file.
+  Status write_debug_buffer() { return buffer_.commit(); }
+  // Records held in memory (not yet spilled), debug and delegate events
+  // included, and the bytes those events pack to.
+  size_t events_in_memory() const { return records_.size(); }
+  size_t event_bytes_in_memory() const { return events_size_; }
 
  private:
   struct Record {
     enum Kind : uint8_t { kBlock, kProfile, kDebug, kDelegateProfile } kind;
     int32_t chain;
     int32_t instruction;
-    // kBlock: into block_names_; in memory, kDebug: into debug_events_ and
-    // kDelegateProfile: into delegate_events_ (spilled, they are packed whole)
+    // kBlock: into block_names_; kProfile: the name's size; kDebug and
+    // kDelegateProfile: the size of the packed event at `event`.
     uint32_t index;
-    std::string_view name;
+    union {
+      const char* name_data;  // kProfile (a name as profile() takes it)
+      uint64_t event;         // kDebug, kDelegateProfile: offset in events_
+    };
     uint64_t start;
     uint64_t end;
+    std::string_view name() const { return {name_data, index}; }
   };
   struct TimeBase {
     uint64_t start_ticks;
@@ -160,10 +190,24 @@ class EventTracer {
   void reset();
   // A bound on the dump's size.
   size_t size_estimate() const;
-  etdump::Tensor record_tensor(const Tensor& t);
+  // Room for `bound` more bytes of packed events, at the end of events_.
+  uint8_t* event_room(size_t bound) {
+    if (events_capacity_ - events_size_ < bound) [[unlikely]] grow_events(bound);
+    return events_.get() + events_size_;
+  }
+  void grow_events(size_t bound);
+  // Records the event packed from events_size_ to `end`.
+  void push_event(Record::Kind kind, int32_t chain, int32_t instruction, const uint8_t* end, uint64_t start_ticks,
+                  uint64_t end_ticks);
+  // A debug event (chain, instruction, delegate id) whose value is packed
+  // by `pack_value(out)` within `value_bound` bytes.
+  template <typename PackValue>
+  void debug_event(int32_t chain, int32_t instruction, int32_t id_int, const std::string_view* id_text,
+                   size_t value_bound, PackValue&& pack_value);
+  uint8_t* pack_tensor(uint8_t* out, const Tensor& t);
   void push(const Record& r) {
     records_.push_back(r);
-    if (records_.size() >= records_capacity_ || event_bytes_ > event_bytes_capacity_) [[unlikely]] spill();
+    if (records_.size() >= records_capacity_ || events_size_ > event_bytes_capacity_) [[unlikely]] spill();
   }
   void spill();
   // Packs records_ into packed_ (see spill()); the chunk decodes on its own.
@@ -201,14 +245,14 @@ class EventTracer {
   std::array<RecentName, 64> recent_names_{};
   std::optional<TimeBase> fixed_time_base_;
   std::deque<std::string> block_names_;
-  // The current chunk's debug and delegate events, and a bound on their
-  // packed size.
-  std::vector<etdump::DebugEvent> debug_events_;
-  std::vector<etdump::ProfileEvent> delegate_events_;  // times filled in by finish()
-  size_t event_bytes_ = 0;
+  // The current chunk's debug and delegate events, packed as they are
+  // recorded (runner/packed_events.h): no heap allocation per event.
+  std::unique_ptr<uint8_t[]> events_;
+  size_t events_capacity_ = 0;
+  size_t events_size_ = 0;
   size_t event_bytes_capacity_ = kEventBytesInMemory;
   etdump::DebugBufferWriter buffer_;
-  size_t bytes_before_block_ = 0;  // buffer size when the current block began
+  uint64_t bytes_before_block_ = 0;  // buffer size when the current block began
   uint64_t start_ticks_ = 0;
   uint64_t start_ns_ = 0;
   uint64_t max_bytes_ = kDefaultMaxBytes;

@@ -25,7 +25,7 @@ enum : uint8_t {
 
 size_t string_bound(size_t size) { return kMaxVarintBytes + size; }
 
-size_t tensor_bound(const etdump::Tensor& t) {
+size_t struct_tensor_bound(const etdump::Tensor& t) {
   return 1 + 3 * kMaxVarintBytes + (t.sizes.size() + t.strides.size()) * kMaxVarintBytes;
 }
 
@@ -84,25 +84,33 @@ struct Reader {
     if (n > uint64_t(end - p)) ok = false;
     return ok ? size_t(n) : 0;
   }
-  std::string string() {
-    std::string s(count(), '\0');
+  // Into `s`, `v` and `t` in place: their storage is reused.
+  void string(std::string& s) {
+    s.resize(count());
     bytes(s.data(), s.size());
-    return s;
   }
-  std::vector<int64_t> int64s() {
-    std::vector<int64_t> v(count());
+  void int64s(std::vector<int64_t>& v) {
+    v.resize(count());
     for (int64_t& x : v) x = signed_varint();
-    return v;
   }
-  etdump::Tensor tensor() {
-    etdump::Tensor t;
+  void tensor(etdump::Tensor& t) {
     t.scalar_type = int8_t(byte());
-    t.sizes = int64s();
-    t.strides = int64s();
+    int64s(t.sizes);
+    int64s(t.strides);
     t.offset = signed_varint();
-    return t;
   }
 };
+
+// Engages `o` keeping what it holds, or disengages it.
+template <typename T>
+T* keep(std::optional<T>& o, bool present) {
+  if (!present) {
+    o.reset();
+    return nullptr;
+  }
+  if (!o) o.emplace();
+  return &*o;
+}
 
 }  // namespace
 
@@ -112,10 +120,10 @@ size_t packed_bound(const etdump::DebugEvent& e) {
   if (e.delegate_debug_id_str) n += string_bound(e.delegate_debug_id_str->size());
   const etdump::Value& v = e.debug_entry;
   n += 3 + kMaxVarintBytes + sizeof(float) + sizeof(double);  // type, flags, bool/output, scalars
-  if (v.tensor) n += tensor_bound(*v.tensor);
+  if (v.tensor) n += struct_tensor_bound(*v.tensor);
   if (v.tensor_list) {
     n += kMaxVarintBytes;
-    for (const etdump::Tensor& t : *v.tensor_list) n += tensor_bound(t);
+    for (const etdump::Tensor& t : *v.tensor_list) n += struct_tensor_bound(t);
   }
   return n;
 }
@@ -176,56 +184,141 @@ uint8_t* pack_event(uint8_t* out, const etdump::ProfileEvent& e) {
 
 const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::DebugEvent& e) {
   Reader r{in, end};
-  e = etdump::DebugEvent{};
   const uint8_t flags = r.byte();
   e.chain_index = uint64_t(r.signed_varint());
   e.instruction_id = r.int32();
   e.delegate_debug_id_int = r.int32();
-  if (flags & kHasName) e.name = r.string();
-  if (flags & kHasDelegateText) e.delegate_debug_id_str = r.string();
+  if (auto* s = keep(e.name, flags & kHasName)) r.string(*s);
+  if (auto* s = keep(e.delegate_debug_id_str, flags & kHasDelegateText)) r.string(*s);
   etdump::Value& v = e.debug_entry;
   v.val = etdump::ValueType(int8_t(r.byte()));
   const uint8_t has = r.byte();
+  v.bool_value.reset();
+  v.output.reset();
   if (has & (kHasBool | kHasOutput)) {
     const uint8_t b = r.byte();
     if (has & kHasBool) v.bool_value = (b & 1) != 0;
     if (has & kHasOutput) v.output = (b & 2) != 0;
   }
+  v.int_value.reset();
   if (has & kHasInt) v.int_value = r.signed_varint();
+  v.float_value.reset();
   if (has & kHasFloat) {
     float f = 0;
     r.bytes(&f, sizeof f);
     v.float_value = f;
   }
+  v.double_value.reset();
   if (has & kHasDouble) {
     double d = 0;
     r.bytes(&d, sizeof d);
     v.double_value = d;
   }
-  if (has & kHasTensor) v.tensor = r.tensor();
-  if (has & kHasTensorList) {
-    std::vector<etdump::Tensor> list(r.count());
-    for (etdump::Tensor& t : list) t = r.tensor();
-    v.tensor_list = std::move(list);
+  if (auto* t = keep(v.tensor, has & kHasTensor)) r.tensor(*t);
+  if (auto* list = keep(v.tensor_list, has & kHasTensorList)) {
+    list->resize(r.count());
+    for (etdump::Tensor& t : *list) r.tensor(t);
   }
   return r.ok ? r.p : nullptr;
 }
 
 const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::ProfileEvent& e) {
   Reader r{in, end};
-  e = etdump::ProfileEvent{};
   const uint8_t flags = r.byte();
   e.chain_index = r.int32();
   e.instruction_id = r.int32();
   e.delegate_debug_id_int = r.int32();
-  if (flags & kHasName) e.name = r.string();
-  if (flags & kHasDelegateText) e.delegate_debug_id_str = r.string();
-  if (flags & kHasMetadata) {
-    std::vector<uint8_t> metadata(r.count());
-    r.bytes(metadata.data(), metadata.size());
-    e.delegate_debug_metadata = std::move(metadata);
+  e.start_time = 0;
+  e.end_time = 0;
+  if (auto* s = keep(e.name, flags & kHasName)) r.string(*s);
+  if (auto* s = keep(e.delegate_debug_id_str, flags & kHasDelegateText)) r.string(*s);
+  if (auto* metadata = keep(e.delegate_debug_metadata, flags & kHasMetadata)) {
+    metadata->resize(r.count());
+    r.bytes(metadata->data(), metadata->size());
   }
   return r.ok ? r.p : nullptr;
+}
+
+size_t delegate_profile_bound(size_t id_text_size, size_t metadata_size) {
+  return 1 + 3 * kMaxVarintBytes + string_bound(id_text_size) + string_bound(metadata_size);
+}
+
+uint8_t* pack_delegate_profile(uint8_t* out, int32_t chain, int32_t instruction, int32_t id_int,
+                               const std::string_view* id_text, std::span<const uint8_t> metadata) {
+  // As pack_event(ProfileEvent) for an event with no name and metadata.
+  *out++ = uint8_t((id_text ? kHasDelegateText : 0) | kHasMetadata);
+  out = put_signed(out, chain);
+  out = put_signed(out, instruction);
+  out = put_signed(out, id_text ? -1 : id_int);
+  if (id_text) out = put_bytes(out, id_text->data(), id_text->size());
+  return put_bytes(out, metadata.data(), metadata.size());
+}
+
+size_t debug_head_bound(size_t id_text_size) {
+  return 1 + 3 * kMaxVarintBytes + string_bound(id_text_size) + 3 + kMaxVarintBytes + sizeof(double);
+}
+
+size_t tensor_bound(size_t dims) { return 1 + 3 * kMaxVarintBytes + 2 * dims * kMaxVarintBytes; }
+
+uint8_t* pack_debug_head(uint8_t* out, int32_t chain, int32_t instruction, int32_t id_int,
+                         const std::string_view* id_text) {
+  // As pack_event(DebugEvent) for an event with no name, whose unsigned
+  // chain_index holds the signed chain (see there).
+  *out++ = uint8_t(id_text ? kHasDelegateText : 0);
+  out = put_signed(out, chain);
+  out = put_signed(out, instruction);
+  out = put_signed(out, id_text ? -1 : id_int);
+  if (id_text) out = put_bytes(out, id_text->data(), id_text->size());
+  return out;
+}
+
+namespace {
+
+uint8_t* value_head(uint8_t* out, etdump::ValueType type, uint8_t has) {
+  *out++ = uint8_t(type);
+  *out++ = has;
+  return out;
+}
+
+}  // namespace
+
+uint8_t* pack_tensor_value(uint8_t* out, bool output) {
+  if (!output) return value_head(out, etdump::ValueType::kTensor, kHasTensor);
+  out = value_head(out, etdump::ValueType::kTensor, kHasTensor | kHasOutput);
+  *out++ = 2;
+  return out;
+}
+
+uint8_t* pack_tensor_list_value(uint8_t* out, size_t count, bool output) {
+  out = value_head(out, etdump::ValueType::kTensorList, uint8_t(kHasTensorList | (output ? kHasOutput : 0)));
+  if (output) *out++ = 2;
+  return put_varint(out, count);
+}
+
+uint8_t* pack_int_value(uint8_t* out, int64_t value) {
+  return put_signed(value_head(out, etdump::ValueType::kInt, kHasInt), value);
+}
+
+uint8_t* pack_double_value(uint8_t* out, double value) {
+  out = value_head(out, etdump::ValueType::kDouble, kHasDouble);
+  std::memcpy(out, &value, sizeof value);
+  return out + sizeof value;
+}
+
+uint8_t* pack_bool_value(uint8_t* out, bool value) {
+  out = value_head(out, etdump::ValueType::kBool, kHasBool);
+  *out++ = value ? 1 : 0;
+  return out;
+}
+
+uint8_t* pack_tensor(uint8_t* out, int8_t scalar_type, std::span<const int32_t> sizes,
+                     std::span<const int64_t> strides, int64_t offset) {
+  *out++ = uint8_t(scalar_type);
+  out = put_varint(out, sizes.size());
+  for (int32_t v : sizes) out = put_signed(out, v);
+  out = put_varint(out, strides.size());
+  for (int64_t v : strides) out = put_signed(out, v);
+  return put_signed(out, offset);
 }
 
 }  // namespace etkit::rt

@@ -121,7 +121,13 @@ Status OutputFile::write_at(uint64_t offset, ByteSpan bytes) {
   const int fd = fileno(stream_);
   size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = pwrite(fd, bytes.data() + done, bytes.size() - done, off_t(offset + done));
+    ssize_t n;
+    if (direct_ && refuse_direct_in_ != 0 && --refuse_direct_in_ == 0) {
+      n = -1;
+      errno = EINVAL;
+    } else {
+      n = pwrite(fd, bytes.data() + done, bytes.size() - done, off_t(offset + done));
+    }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EINVAL && direct_) {
       // Alignment the device wants beyond kDirectAlignment, say.

@@ -72,6 +72,11 @@ class OutputFile {
   // system does not take it. A write it refuses all the same is written
   // through the page cache, and so are the ones after it.
   bool use_direct_io();
+  bool direct_io() const { return direct_; }
+  // For tests of the fallback above (the file systems at hand take
+  // O_DIRECT): the `n`th write_at() under O_DIRECT from now on, counting
+  // from 1, is refused with EINVAL as such a file system would refuse it.
+  void refuse_direct_write_for_testing(size_t n) { refuse_direct_in_ = n; }
   Status set_size(uint64_t size);
   Status commit();
   const std::string& path() const { return path_; }
@@ -85,6 +90,7 @@ class OutputFile {
   bool committed_ = false;
   bool in_place_ = false;  // stdout or a non-regular file: no temp file
   bool direct_ = false;
+  size_t refuse_direct_in_ = 0;  // see refuse_direct_write_for_testing
 };
 
 // Writes `bytes` (or `text`) to `path` atomically.

@@ -19,6 +19,7 @@
 #include "libcore/formats/etdump/etdump_reader.h"
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/formats/json/schema_json.h"
+#include "libcore/support/file.h"
 #include "runner/event_tracer.h"
 #include "runner/spill_file.h"
 #include "tests/support/test_support.h"
@@ -467,7 +468,9 @@ TEST_CASE("EventTracer: debug and delegate events leave memory with their chunk,
   constexpr int kBlocks = 1'000;  // 7 records a block
   EventTracer in_memory(DebugLevel::kIntermediateOutputs, 1 << 20);
   record_debug_blocks(in_memory, a, b, kBlocks);
-  CHECK(in_memory.events_in_memory() == 7 * kBlocks + 6 * kBlocks);
+  // One record per event, each debug or delegate event packed beside them.
+  CHECK(in_memory.events_in_memory() == 7 * kBlocks);
+  CHECK(in_memory.event_bytes_in_memory() > 6 * kBlocks);
   const std::vector<uint8_t> expected = in_memory.finish();
   REQUIRE_FALSE(expected.empty());
   for (size_t chunk : {size_t(1), size_t(5), size_t(64)}) {
@@ -475,7 +478,8 @@ TEST_CASE("EventTracer: debug and delegate events leave memory with their chunk,
     EventTracer spilling(DebugLevel::kIntermediateOutputs, chunk);
     record_debug_blocks(spilling, a, b, kBlocks);
     // At most a chunk's records, each with its event, whatever the count.
-    CHECK(spilling.events_in_memory() < 2 * chunk);
+    CHECK(spilling.events_in_memory() < chunk);
+    CHECK(spilling.event_bytes_in_memory() < chunk * 400);
     CHECK(spilling.finish() == expected);
     EventTracer streaming(DebugLevel::kIntermediateOutputs, chunk);
     record_debug_blocks(streaming, a, b, kBlocks);
@@ -521,22 +525,25 @@ TEST_CASE("EventTracer: a chunk whose debug events carry many tensors goes befor
   EValue v;
   v.tag = Tag::kTensorList;
   v.tensor_list = std::span<Tensor* const>(list.data(), list.size());
-  // Room for a million records, but 100 events of 1,000 tensors' shapes
+  // Room for a million records, but 1,000 events of 1,000 tensors' shapes
   // each pass the 4 MiB bound on a chunk's packed events (a tensor of two
-  // dims may take 1 + 7 varints of up to 10 bytes: 7.1 MB in all).
+  // dims packs to 8 bytes: dtype, 2 sizes and 2 strides with their counts,
+  // the offset -1; 8 MB in all).
   EventTracer tracer(DebugLevel::kIntermediateOutputs, 1 << 20);
   tracer.set_time_base(0, 0, 1.0);
   tracer.create_block("Execute");
-  for (int i = 0; i < 100; ++i) tracer.log_value(0, i, v, false);
-  // Unspilled: 101 records and 100 events.
-  CHECK(tracer.events_in_memory() < 201);
+  constexpr int kEvents = 1000;
+  for (int i = 0; i < kEvents; ++i) tracer.log_value(0, i, v, false);
+  // Some went: at most 4 MiB and an event stay.
+  CHECK(tracer.events_in_memory() < kEvents);
   CHECK(tracer.events_in_memory() > 0);
+  CHECK(tracer.event_bytes_in_memory() <= (size_t(4) << 20) + 8'100);
   auto dump = etdump::read_etdump(ByteSpan(tracer.finish()));
   REQUIRE(dump.ok());
   REQUIRE(dump.value().run_data.size() == 1);
   const auto& events = *dump.value().run_data[0].events;
-  REQUIRE(events.size() == 100);
-  for (int i = 0; i < 100; ++i) {
+  REQUIRE(events.size() == size_t(kEvents));
+  for (int i = 0; i < kEvents; ++i) {
     const auto& entry = events[size_t(i)].debug_event;
     REQUIRE(entry);
     CHECK(entry->instruction_id == i);
@@ -544,5 +551,180 @@ TEST_CASE("EventTracer: a chunk whose debug events carry many tensors goes befor
     REQUIRE(entry->debug_entry.tensor_list->size() == 1000);
     CHECK(entry->debug_entry.tensor_list->back().sizes == std::vector<int64_t>{2, 3});
     CHECK(entry->debug_entry.tensor_list->back().offset == -1);  // no data
+  }
+}
+
+TEST_CASE("EventTracer: debug and delegate events packed as recorded give the struct writer's bytes",
+          "[runner][etdump]") {
+  // The tracer packs these events straight from its arguments; the same
+  // events built by hand as structs and given to EtDumpWriter must make the
+  // same dump, in memory and spilled after every record.
+  float fa[6] = {1, 2, 3, 4, 5, 6};
+  int32_t ib[3] = {7, 8, 9};
+  // Dim orders; the strides follow from them: {3, 1}, {1}, {8, 1}.
+  Tensor a(ScalarType::kFloat, {2, 3}, {0, 1}, fa);
+  Tensor b(ScalarType::kInt, {3}, {0}, ib);
+  Tensor empty(ScalarType::kFloat, {1, 8}, {0, 1}, nullptr);
+  Tensor* list[] = {&a, &empty, &b};
+  const uint8_t metadata[] = {'x', 0, 255, 3};
+  auto record = [&](EventTracer& t) {
+    t.set_time_base(0, 1'000, 1.0);
+    t.create_block("Execute");
+    DelegateDebugId text;
+    text.text = "node_7";
+    DelegateDebugId integer;
+    integer.integer = 300;
+    t.profile_delegate(-1, 2'000'000'000, text, ByteSpan(metadata), 5, 9);
+    t.profile_delegate(3, 0, integer, ByteSpan(), 10, 10);
+    t.log_delegate_output(0, 1, integer, a);
+    t.log_delegate_output(0, 1, text, empty);
+    EValue v;
+    v.tag = Tag::kTensor;
+    v.tensor = &b;
+    t.log_value(kUnsetChain, 4, v, true);
+    v.tag = Tag::kTensorList;
+    v.tensor_list = std::span<Tensor* const>(list, 3);
+    t.log_value(1, 5, v, false);
+    EValue i;
+    i.tag = Tag::kInt;
+    i.i = INT64_MIN;
+    t.log_value(1, 6, i, false);
+    EValue d;
+    d.tag = Tag::kDouble;
+    d.d = -0.25;
+    t.log_value(1, 7, d, false);
+    EValue f;
+    f.tag = Tag::kBool;
+    f.b = false;
+    t.log_value(1, 8, f, false);
+    EValue none;  // not loggable: no event
+    t.log_value(1, 9, none, false);
+  };
+
+  // Offsets by hand: a (24 bytes) at 0, b (12 bytes) at 64, then a at 128
+  // and b at 192 (the list; `empty` has no data: -1).
+  auto tensor = [](int8_t type, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
+    etdump::Tensor t;
+    t.scalar_type = type;
+    t.sizes = std::move(sizes);
+    t.strides = std::move(strides);
+    t.offset = offset;
+    return t;
+  };
+  etdump::EtDumpWriter w;
+  w.begin_block("Execute");
+  etdump::ProfileEvent p1;
+  p1.chain_index = -1;
+  p1.instruction_id = 2'000'000'000;
+  p1.delegate_debug_id_str = "node_7";
+  p1.delegate_debug_metadata = std::vector<uint8_t>{'x', 0, 255, 3};
+  p1.start_time = 1'005;
+  p1.end_time = 1'009;
+  w.add_profile_event(p1);
+  etdump::ProfileEvent p2;
+  p2.chain_index = 3;
+  p2.instruction_id = 0;
+  p2.delegate_debug_id_int = 300;
+  p2.delegate_debug_metadata = std::vector<uint8_t>{};
+  p2.start_time = 1'010;
+  p2.end_time = 1'010;
+  w.add_profile_event(p2);
+  auto debug = [](uint64_t chain, int32_t instruction) {
+    etdump::DebugEvent e;
+    e.chain_index = chain;
+    e.instruction_id = instruction;
+    return e;
+  };
+  etdump::DebugEvent d1 = debug(0, 1);
+  d1.delegate_debug_id_int = 300;
+  d1.debug_entry.val = etdump::ValueType::kTensor;
+  d1.debug_entry.tensor = tensor(6, {2, 3}, {3, 1}, 0);
+  w.add_debug_event(d1);
+  etdump::DebugEvent d2 = debug(0, 1);
+  d2.delegate_debug_id_str = "node_7";
+  d2.debug_entry.val = etdump::ValueType::kTensor;
+  d2.debug_entry.tensor = tensor(6, {1, 8}, {8, 1}, -1);
+  w.add_debug_event(d2);
+  etdump::DebugEvent d3 = debug(UINT64_MAX, 4);
+  d3.debug_entry.val = etdump::ValueType::kTensor;
+  d3.debug_entry.tensor = tensor(3, {3}, {1}, 64);
+  d3.debug_entry.output = true;
+  w.add_debug_event(d3);
+  etdump::DebugEvent d4 = debug(1, 5);
+  d4.debug_entry.val = etdump::ValueType::kTensorList;
+  d4.debug_entry.tensor_list =
+      std::vector<etdump::Tensor>{tensor(6, {2, 3}, {3, 1}, 128), tensor(6, {1, 8}, {8, 1}, -1), tensor(3, {3}, {1}, 192)};
+  w.add_debug_event(d4);
+  etdump::DebugEvent d5 = debug(1, 6);
+  d5.debug_entry.val = etdump::ValueType::kInt;
+  d5.debug_entry.int_value = INT64_MIN;
+  w.add_debug_event(d5);
+  etdump::DebugEvent d6 = debug(1, 7);
+  d6.debug_entry.val = etdump::ValueType::kDouble;
+  d6.debug_entry.double_value = -0.25;
+  w.add_debug_event(d6);
+  etdump::DebugEvent d7 = debug(1, 8);
+  d7.debug_entry.val = etdump::ValueType::kBool;
+  d7.debug_entry.bool_value = false;
+  w.add_debug_event(d7);
+  const std::vector<uint8_t> expected = w.finish();
+
+  for (size_t chunk : {size_t(1), size_t(1) << 16}) {
+    INFO("chunk " << chunk);
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, chunk);
+    record(tracer);
+    CHECK(tracer.events_in_memory() == (chunk == 1 ? 0u : 10u));
+    const std::vector<uint8_t> buffer = tracer.debug_buffer();
+    const std::vector<uint8_t> dump = tracer.finish();
+    CHECK(etdump_json(ByteSpan(dump)) == etdump_json(ByteSpan(expected)));
+    CHECK(dump == expected);
+    REQUIRE(buffer.size() == 192 + 12);
+    CHECK(std::memcmp(buffer.data() + 128, fa, 24) == 0);
+    CHECK(std::memcmp(buffer.data() + 192, ib, 12) == 0);
+  }
+}
+
+TEST_CASE("EventTracer: write_etdump goes on through the page cache when O_DIRECT writes are refused part of the way",
+          "[runner][etdump]") {
+  // The file systems here take O_DIRECT, so the refusal is the test seam's:
+  // the nth piece's pwrite fails with EINVAL; it and every later piece must
+  // go through the page cache, and the file hold the dump built in memory.
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+  const std::vector<std::string> names = {"OPERATOR_CALL", "native_call_add.out"};
+  EventTracer reference(DebugLevel::kIntermediateOutputs, 16);
+  record_rounds(reference, names, tensor, 50);
+  const std::vector<uint8_t> expected = reference.finish();
+  REQUIRE(expected.size() > 10 * 4096);  // more than 10 pieces of 4 KiB
+
+  const std::filesystem::path dir = test::scratch_dir() / "direct_fallback";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.etdp").string();
+  for (size_t refused : {size_t(1), size_t(2), size_t(3), size_t(10)}) {
+    INFO("refused piece " << refused);
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    record_rounds(tracer, names, tensor, 50);
+    auto out = OutputFile::create(path);
+    REQUIRE(out.ok());
+    if (!out.value()->use_direct_io()) {
+      WARN("the scratch directory's file system refuses O_DIRECT: the fallback runs without the seam");
+    }
+    out.value()->refuse_direct_write_for_testing(refused);
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096).ok());
+    CHECK_FALSE(out.value()->direct_io());  // fell back (or never had it)
+    CHECK(test::read_bytes(path) == expected);
+    std::filesystem::remove(path);
+  }
+
+  SECTION("no refusal: O_DIRECT throughout, the same bytes") {
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    record_rounds(tracer, names, tensor, 50);
+    auto out = OutputFile::create(path);
+    REQUIRE(out.ok());
+    const bool direct = out.value()->use_direct_io();
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096).ok());
+    CHECK(out.value()->direct_io() == direct);
+    CHECK(test::read_bytes(path) == expected);
+    std::filesystem::remove(path);
   }
 }

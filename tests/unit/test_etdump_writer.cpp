@@ -310,3 +310,121 @@ TEST_CASE("a streamed ETDump stops at its sink's first error, and refuses calls 
   REQUIRE_FALSE(short_dump.ok());
   CHECK(short_dump.error().message.find("not its measured " + std::to_string(*size)) != std::string::npos);
 }
+
+TEST_CASE("profile and debug events laid out by hand read back field for field, every field at or off its default",
+          "[writer][etdump]") {
+  // The writer lays these tables out itself (vtables cached by which fields
+  // are present); the verifying reader and flatc must see each field as
+  // given, whichever others are left out.
+  EtDumpWriter w;
+  w.begin_block("Execute");
+  std::vector<ProfileEvent> profiles;
+  for (unsigned mask = 0; mask < 256; ++mask) {
+    ProfileEvent p;
+    if (mask & 1) p.name = "n" + std::to_string(mask);
+    if (mask & 2) p.chain_index = -int32_t(mask);
+    if (mask & 4) p.instruction_id = int32_t(mask) * 1000;
+    if (mask & 8) p.delegate_debug_id_int = int32_t(mask) + 7;
+    if (mask & 16) p.delegate_debug_id_str = "d" + std::to_string(mask);
+    if (mask & 32) p.delegate_debug_metadata = std::vector<uint8_t>(mask % 5, uint8_t(mask));
+    if (mask & 64) p.start_time = (uint64_t(1) << 40) + mask;
+    if (mask & 128) p.end_time = UINT64_MAX - mask;
+    profiles.push_back(p);
+    w.add_profile_event(p);
+  }
+  std::vector<DebugEvent> debugs;
+  for (unsigned mask = 0; mask < 64 * 6; ++mask) {
+    DebugEvent d;
+    const unsigned fields = mask % 64;
+    if (fields & 1) d.chain_index = UINT64_MAX - fields;
+    if (fields & 2) d.instruction_id = int32_t(fields);
+    if (fields & 4) d.delegate_debug_id_int = 0;
+    if (fields & 8) d.delegate_debug_id_str = "";
+    if (fields & 16) d.name = "x" + std::to_string(mask);
+    Value& v = d.debug_entry;
+    switch (mask / 64) {
+      case 0: break;  // Null: no member
+      case 1:
+        v.val = ValueType::kTensor;
+        v.tensor = Tensor{int8_t(fields & 32 ? 6 : 0), {int64_t(mask), 3}, {3, 1}, fields & 32 ? int64_t(mask) * 64 : 0};
+        v.output = (fields & 32) != 0;
+        break;
+      case 2:
+        v.val = ValueType::kTensorList;
+        v.tensor_list = std::vector<Tensor>{Tensor{4, {}, {}, -1}, Tensor{0, {1}, {1}, 128}};
+        break;
+      case 3:
+        v.val = ValueType::kInt;
+        v.int_value = -int64_t(mask) << 40;
+        break;
+      case 4:
+        v.val = ValueType::kDouble;
+        v.double_value = mask * 0.25;
+        v.float_value = float(mask);
+        break;
+      case 5:
+        v.val = ValueType::kBool;
+        v.bool_value = (fields & 32) != 0;
+        break;
+    }
+    debugs.push_back(d);
+    w.add_debug_event(d);
+  }
+  const auto bytes = w.finish();
+  auto dump = read_etdump(ByteSpan(bytes));
+  REQUIRE(dump.ok());
+  REQUIRE(dump->run_data.size() == 1);
+  const auto& events = *dump->run_data[0].events;
+  REQUIRE(events.size() == profiles.size() + debugs.size());
+  auto same_tensor = [](const Tensor& a, const Tensor& b) {
+    return a.scalar_type == b.scalar_type && a.sizes == b.sizes && a.strides == b.strides && a.offset == b.offset;
+  };
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    INFO("profile " << i);
+    REQUIRE(events[i].profile_event);
+    const ProfileEvent& got = *events[i].profile_event;
+    const ProfileEvent& want = profiles[i];
+    CHECK(got.name == want.name);
+    CHECK(got.chain_index == want.chain_index);
+    CHECK(got.instruction_id == want.instruction_id);
+    CHECK(got.delegate_debug_id_int == want.delegate_debug_id_int);
+    CHECK(got.delegate_debug_id_str == want.delegate_debug_id_str);
+    CHECK(got.delegate_debug_metadata == want.delegate_debug_metadata);
+    CHECK(got.start_time == want.start_time);
+    CHECK(got.end_time == want.end_time);
+  }
+  for (size_t i = 0; i < debugs.size(); ++i) {
+    INFO("debug " << i);
+    const Event& e = events[profiles.size() + i];
+    REQUIRE(e.debug_event);
+    CHECK_FALSE(e.profile_event);
+    const DebugEvent& got = *e.debug_event;
+    const DebugEvent& want = debugs[i];
+    CHECK(got.chain_index == want.chain_index);
+    CHECK(got.instruction_id == want.instruction_id);
+    CHECK(got.delegate_debug_id_int == want.delegate_debug_id_int);
+    CHECK(got.delegate_debug_id_str == want.delegate_debug_id_str);
+    CHECK(got.name == want.name);
+    const Value& gv = got.debug_entry;
+    const Value& wv = want.debug_entry;
+    CHECK(gv.val == wv.val);
+    CHECK(gv.tensor.has_value() == wv.tensor.has_value());
+    if (gv.tensor && wv.tensor) CHECK(same_tensor(*gv.tensor, *wv.tensor));
+    REQUIRE(gv.tensor_list.has_value() == wv.tensor_list.has_value());
+    if (gv.tensor_list) {
+      REQUIRE(gv.tensor_list->size() == wv.tensor_list->size());
+      for (size_t k = 0; k < gv.tensor_list->size(); ++k) CHECK(same_tensor((*gv.tensor_list)[k], (*wv.tensor_list)[k]));
+    }
+    CHECK(gv.int_value == wv.int_value);
+    CHECK(gv.float_value == wv.float_value);
+    CHECK(gv.double_value == wv.double_value);
+    CHECK(gv.bool_value == wv.bool_value);
+    CHECK(gv.output == wv.output);
+  }
+  // flatc reads the same: a few values only the right offsets give.
+  const std::string json = flatc_etdump_json(bytes);
+  CHECK(json.find("\"n255\"") != std::string::npos);
+  CHECK(json.find("\"d254\"") != std::string::npos);
+  CHECK(json.find("18446744073709551614") != std::string::npos);  // debug 1: chain_index 2^64 - 2
+  CHECK(json.find("\"x383\"") != std::string::npos);
+}

@@ -199,6 +199,9 @@ Result<int> run(const Options& o) {
   if (!o.etdump.empty()) {
     tracer.emplace(level);
     tracer->set_max_bytes(o.max_etdump_size);
+    // Written as it grows (a block's worth of tensors in memory), under a
+    // temporary name until the run ends well.
+    if (level != DebugLevel::kNone) ETKIT_TRY(tracer->stream_debug_buffer(debug_path));
   }
   LoadOptions load_options;
   load_options.memory_limit = o.max_memory;
@@ -285,7 +288,7 @@ Result<int> run(const Options& o) {
   }
   if (tracer) {
     ETKIT_TRY(tracer->write_etdump(o.etdump));
-    if (level != DebugLevel::kNone) ETKIT_TRY(write_file(debug_path, tracer->debug_buffer()));
+    if (level != DebugLevel::kNone) ETKIT_TRY(tracer->write_debug_buffer());
   }
   if (!tools::quiet_mode()) {
     // An exact median needs every time (no single pass finds it in less

@@ -25,6 +25,33 @@ class Builder : public flatbuffers::FlatBufferBuilder {
  public:
   using FlatBufferBuilder::FlatBufferBuilder;
   void skip(size_t bytes) { buf_.make_space(bytes); }
+  // Align(), CreateVector() and CreateString()'s layout with nothing
+  // written (not even padding or lengths), so a measuring pass leaves the
+  // pages untouched.
+  void skip_align(size_t alignment) {
+    TrackMinAlign(alignment);
+    buf_.make_space(flatbuffers::PaddingBytes(buf_.size(), alignment));
+  }
+  void skip_prealign(size_t length, size_t alignment) {
+    if (length == 0) return;
+    TrackMinAlign(alignment);
+    buf_.make_space(flatbuffers::PaddingBytes(GetSize() + length, alignment));
+  }
+  flatbuffers::uoffset_t skip_vector(size_t count, size_t element_size) {
+    skip_prealign(count * element_size, sizeof(flatbuffers::uoffset_t));
+    skip_prealign(count * element_size, element_size);
+    buf_.make_space(count * element_size);
+    skip_align(sizeof(flatbuffers::uoffset_t));
+    buf_.make_space(sizeof(flatbuffers::uoffset_t));
+    return GetSize();
+  }
+  flatbuffers::uoffset_t skip_string(size_t length) {
+    skip_prealign(length + 1, sizeof(flatbuffers::uoffset_t));
+    buf_.make_space(length + 1);
+    skip_align(sizeof(flatbuffers::uoffset_t));
+    buf_.make_space(sizeof(flatbuffers::uoffset_t));
+    return GetSize();
+  }
   // Valid between tables (outside a table the scratch area holds only the
   // offsets of the vtables written so far).
   template <typename F>
@@ -118,6 +145,14 @@ struct EtDumpWriter::Impl {
   // (see named_profile); 0 until first used.
   std::array<flatbuffers::uoffset_t, 16> profile_vtables{};
   flatbuffers::uoffset_t event_vtable = 0;
+  // Vtables of the other tables laid out by hand (hand_table), by table
+  // and by which fields are present; all of them in hand_vtables.
+  std::array<flatbuffers::uoffset_t, 4> tensor_vtables{};
+  std::array<flatbuffers::uoffset_t, 256> value_vtables{};
+  std::array<flatbuffers::uoffset_t, 256> generic_profile_vtables{};
+  std::array<flatbuffers::uoffset_t, 64> debug_vtables{};
+  flatbuffers::uoffset_t debug_event_vtable = 0;
+  std::vector<flatbuffers::uoffset_t> hand_vtables;
   std::vector<Offset<fb::RunData>> runs;
   bool block_open = false;
   Offset<flatbuffers::String> block_name;
@@ -157,9 +192,129 @@ struct EtDumpWriter::Impl {
     block_open = true;
   }
 
+  // One present field of a table laid out by hand: a scalar of 1, 4 or 8
+  // bytes, or (size 4, `offset`) a reference to an object already built.
+  struct HandField {
+    flatbuffers::voffset_t slot;  // the field's index in the schema
+    uint8_t size;
+    bool offset;
+    uint64_t value;  // the scalar's bits, or the object's offset
+  };
+
+  // A table laid out by hand, as named_profile does, for the tables every
+  // debug and delegate event makes: FlatBufferBuilder's EndTable searches
+  // every vtable so far for each table (most of a debug event's cost).
+  // The caller leaves out fields equal to their defaults, as the generic
+  // path does, and gives the vtable cached for this set of fields (`vtable`,
+  // 0 until first used). The layout is the generic path's: from the table's
+  // start, the soffset, padding to 4, the 1-byte fields, the 4-byte ones and
+  // the 8-byte ones last, 8-aligned from the buffer's end; each group in the
+  // given order. A measuring writer only takes the room (no byte of the
+  // table, its padding, or the vectors and strings before it is written), so
+  // the pages of the dump's bulk are touched once, by the writing pass.
+  flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable) {
+    using flatbuffers::voffset_t;
+    size_t ones = 0, fours = 0, eights = 0;
+    for (size_t i = 0; i < count; ++i) {
+      ones += fields[i].size == 1;
+      fours += fields[i].size == 4;
+      eights += fields[i].size == 8;
+    }
+    const size_t padding = (4 - ones % 4) % 4;
+    const size_t size = 4 + padding + ones + 4 * fours + 8 * eights;
+    voffset_t position[16] = {};
+    size_t at1 = 4 + padding, at4 = at1 + ones, at8 = at4 + 4 * fours;
+    for (size_t i = 0; i < count; ++i) {
+      size_t& at = fields[i].size == 1 ? at1 : fields[i].size == 4 ? at4 : at8;
+      position[i] = voffset_t(at);
+      at += fields[i].size;
+    }
+    const size_t table_align = eights != 0 ? 8 : 4;
+    if (vtable == 0) {
+      voffset_t entries[2 + 16] = {};
+      size_t slots = 0;
+      for (size_t i = 0; i < count; ++i) {
+        slots = std::max<size_t>(slots, fields[i].slot + 1u);
+        entries[2 + fields[i].slot] = position[i];
+      }
+      entries[0] = voffset_t(4 + 2 * slots);
+      entries[1] = voffset_t(size);
+      uint8_t bytes[2 * (2 + 16)];
+      for (size_t i = 0; i < 2 + slots; ++i) flatbuffers::WriteScalar(bytes + 2 * i, entries[i]);
+      builder.Align(sizeof(voffset_t));
+      builder.PushBytes(bytes, 2 * (2 + slots));
+      vtable = builder.GetSize();
+      hand_vtables.push_back(vtable);
+    }
+    if (mode == Mode::kMeasure) {
+      builder.skip_align(table_align);
+      builder.skip(size);
+      return builder.GetSize();
+    }
+    builder.Align(table_align);
+    const flatbuffers::uoffset_t table = builder.GetSize() + flatbuffers::uoffset_t(size);
+    uint8_t bytes[64] = {};
+    // Offsets count from the buffer's end: a uoffset is (where it is stored)
+    // - (its target), the soffset (the table) - (its vtable).
+    flatbuffers::WriteScalar<flatbuffers::soffset_t>(bytes, flatbuffers::soffset_t(vtable) - flatbuffers::soffset_t(table));
+    for (size_t i = 0; i < count; ++i) {
+      uint8_t* field = bytes + position[i];
+      const HandField& f = fields[i];
+      if (f.offset) {
+        flatbuffers::WriteScalar<flatbuffers::uoffset_t>(field, (table - position[i]) - flatbuffers::uoffset_t(f.value));
+      } else if (f.size == 8) {
+        flatbuffers::WriteScalar<uint64_t>(field, f.value);
+      } else if (f.size == 4) {
+        flatbuffers::WriteScalar<uint32_t>(field, uint32_t(f.value));
+      } else {
+        *field = uint8_t(f.value);
+      }
+    }
+    builder.PushBytes(bytes, size);
+    return table;
+  }
+
+  // Collects the present fields of one table and their mask (bit i: the
+  // i-th field offered, present or not).
+  struct Fields {
+    HandField items[16];
+    size_t count = 0;
+    unsigned mask = 0;
+    unsigned bit = 1;
+    void scalar(flatbuffers::voffset_t slot, uint8_t size, uint64_t value, bool present) {
+      if (present) {
+        items[count++] = HandField{slot, size, false, value};
+        mask |= bit;
+      }
+      bit <<= 1;
+    }
+    template <typename T>
+    void offset(flatbuffers::voffset_t slot, Offset<T> o) {
+      if (!o.IsNull()) {
+        items[count++] = HandField{slot, 4, true, o.o};
+        mask |= bit;
+      }
+      bit <<= 1;
+    }
+  };
+
+  // Measuring, vectors and strings only take their room (see hand_table).
+  template <typename T>
+  Offset<flatbuffers::Vector<T>> vector(const std::vector<T>& v) {
+    if (mode == Mode::kMeasure) return Offset<flatbuffers::Vector<T>>(builder.skip_vector(v.size(), sizeof(T)));
+    return builder.CreateVector(v);
+  }
+
   Offset<fb::Tensor> tensor(const Tensor& t) {
-    return fb::CreateTensor(builder, static_cast<executorch_flatbuffer::ScalarType>(t.scalar_type),
-                            builder.CreateVector(t.sizes), builder.CreateVector(t.strides), t.offset);
+    auto sizes = vector(t.sizes);
+    auto strides = vector(t.strides);
+    Fields f;
+    f.scalar(0, 1, uint8_t(t.scalar_type), t.scalar_type != 0);
+    f.offset(1, sizes);
+    f.offset(2, strides);
+    f.scalar(3, 8, uint64_t(t.offset), t.offset != 0);
+    // sizes and strides are always there: bits 1 and 2.
+    return Offset<fb::Tensor>(hand_table(f.items, f.count, tensor_vtables[(f.mask & 1) | (f.mask >> 2 & 2)]));
   }
 
   Offset<fb::Value> value(const Value& v) {
@@ -175,26 +330,62 @@ struct EtDumpWriter::Impl {
     auto d = v.double_value ? fb::CreateDouble(builder, *v.double_value) : 0;
     auto b = v.bool_value ? fb::CreateBool(builder, *v.bool_value) : 0;
     auto o = v.output ? fb::CreateBool(builder, *v.output) : 0;
-    return fb::CreateValue(builder, static_cast<fb::ValueType>(v.val), t, list, i, f, d, b, o);
+    Fields fields;
+    fields.scalar(0, 1, uint8_t(v.val), v.val != ValueType::kNull);
+    fields.offset(1, t);
+    fields.offset(2, list);
+    fields.offset(3, i);
+    fields.offset(4, f);
+    fields.offset(5, d);
+    fields.offset(6, b);
+    fields.offset(7, o);
+    return Offset<fb::Value>(hand_table(fields.items, fields.count, value_vtables[fields.mask]));
   }
 
   Offset<flatbuffers::String> string(const std::optional<std::string>& s) {
-    return s ? builder.CreateString(*s) : 0;
+    if (!s) return 0;
+    if (mode == Mode::kMeasure) return Offset<flatbuffers::String>(builder.skip_string(s->size()));
+    return builder.CreateString(*s);
   }
 
   Offset<fb::ProfileEvent> profile(const ProfileEvent& p) {
     auto name = string(p.name);
     auto id_str = string(p.delegate_debug_id_str);
-    auto metadata = p.delegate_debug_metadata ? builder.CreateVector(*p.delegate_debug_metadata) : 0;
-    return fb::CreateProfileEvent(builder, name, p.chain_index, p.instruction_id, p.delegate_debug_id_int, id_str,
-                                  metadata, p.start_time, p.end_time);
+    auto metadata = p.delegate_debug_metadata ? vector(*p.delegate_debug_metadata) : 0;
+    Fields f;
+    f.offset(0, name);
+    f.scalar(1, 4, uint32_t(p.chain_index), p.chain_index != 0);
+    f.scalar(2, 4, uint32_t(p.instruction_id), p.instruction_id != -1);
+    f.scalar(3, 4, uint32_t(p.delegate_debug_id_int), p.delegate_debug_id_int != -1);
+    f.offset(4, id_str);
+    f.offset(5, metadata);
+    f.scalar(6, 8, p.start_time, p.start_time != 0);
+    f.scalar(7, 8, p.end_time, p.end_time != 0);
+    return Offset<fb::ProfileEvent>(hand_table(f.items, f.count, generic_profile_vtables[f.mask]));
   }
 
   Offset<fb::DebugEvent> debug(const DebugEvent& d) {
     auto entry = value(d.debug_entry);
     auto id_str = string(d.delegate_debug_id_str);
     auto name = string(d.name);
-    return fb::CreateDebugEvent(builder, d.chain_index, d.instruction_id, entry, d.delegate_debug_id_int, id_str, name);
+    Fields f;
+    f.scalar(0, 8, d.chain_index, d.chain_index != 0);
+    f.scalar(1, 4, uint32_t(d.instruction_id), d.instruction_id != -1);
+    f.offset(2, entry);
+    f.scalar(3, 4, uint32_t(d.delegate_debug_id_int), d.delegate_debug_id_int != -1);
+    f.offset(4, id_str);
+    f.offset(5, name);
+    return Offset<fb::DebugEvent>(hand_table(f.items, f.count, debug_vtables[f.mask & 63]));
+  }
+
+  // The Event wrapping one profile or debug event.
+  Offset<fb::Event> event_of(Offset<fb::ProfileEvent> p) {
+    const HandField field{0, 4, true, p.o};
+    return Offset<fb::Event>(hand_table(&field, 1, event_vtable));
+  }
+  Offset<fb::Event> event_of(Offset<fb::DebugEvent> d) {
+    const HandField field{2, 4, true, d.o};
+    return Offset<fb::Event>(hand_table(&field, 1, debug_event_vtable));
   }
 
   Offset<flatbuffers::String> shared_name(std::string_view name) {
@@ -330,6 +521,7 @@ struct EtDumpWriter::Impl {
       if (v != 0) keep(v);
     }
     if (event_vtable != 0) keep(event_vtable);
+    for (auto v : hand_vtables) keep(v);
     std::sort(kept.begin(), kept.end());
     uintptr_t start = from;
     for (uintptr_t p : kept) {
@@ -370,7 +562,7 @@ int32_t EtDumpWriter::add_allocator(std::string_view name) {
 void EtDumpWriter::add_profile_event(const ProfileEvent& event) {
   impl_->ensure_block();
   auto p = impl_->profile(event);
-  impl_->push(fb::CreateEvent(impl_->builder, p));
+  impl_->push(impl_->event_of(p));
 }
 
 void EtDumpWriter::add_profile_event(std::string_view name, int32_t chain_index, int32_t instruction_id,
@@ -389,7 +581,7 @@ void EtDumpWriter::add_allocation_event(const AllocationEvent& event) {
 void EtDumpWriter::add_debug_event(const DebugEvent& event) {
   impl_->ensure_block();
   auto d = impl_->debug(event);
-  impl_->push(fb::CreateEvent(impl_->builder, 0, 0, d));
+  impl_->push(impl_->event_of(d));
 }
 
 void EtDumpWriter::add_event(const Event& event) {
@@ -400,6 +592,10 @@ void EtDumpWriter::add_event(const Event& event) {
                                            event.allocation_event->allocation_size)
                : 0;
   auto d = event.debug_event ? impl_->debug(*event.debug_event) : 0;
+  // One member, as add_profile_event and add_debug_event write it (the
+  // same bytes for the same event whichever call made it).
+  if (!p.IsNull() && a.IsNull() && d.IsNull()) return impl_->push(impl_->event_of(p));
+  if (p.IsNull() && a.IsNull() && !d.IsNull()) return impl_->push(impl_->event_of(d));
   impl_->push(fb::CreateEvent(impl_->builder, p, a, d));
 }
 

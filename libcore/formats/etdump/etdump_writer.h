@@ -1,8 +1,10 @@
 // Writes ETDumps the way ExecuTorch's ETDumpGen does: size-prefixed ED00,
 // blocks appended one after another, events in the order they are added,
-// scalars equal to their defaults left out. One difference in the bytes, not
+// scalars equal to their defaults left out. Differences in the bytes, not
 // in what a reader sees: the names of add_profile_event(name, ...) are
-// written once per distinct name and shared by the events that use them.
+// written once per distinct name and shared by the events that use them,
+// and event tables are laid out without FlatBufferBuilder's per-table
+// vtable search (each vtable written once, where first needed).
 //
 // A dump too large to hold in memory is written in two passes over the same
 // calls: a measuring writer lays it out without writing its events and
