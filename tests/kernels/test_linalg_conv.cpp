@@ -11,6 +11,7 @@
 using etkit::ScalarType;
 using etkit::test::KernelHarness;
 using etkit::test::count_outside_rounding;
+using etkit::test::random_floats;
 
 namespace {
 
@@ -86,14 +87,6 @@ std::vector<float> from_nhwc(const std::vector<float>& v, int n, int c, int h, i
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) out[size_t(((in * c + ic) * h + y) * w + x)] = v[size_t(((in * h + y) * w + x) * c + ic)];
   return out;
-}
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
 }
 
 void run_case(const ConvCase& c) {

@@ -13,16 +13,9 @@
 using etkit::ScalarType;
 using etkit::test::KernelHarness;
 using etkit::test::count_outside_rounding;
+using etkit::test::random_floats;
 
 namespace {
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 // |got - ref| within 1e-5 of the sum of the terms' magnitudes (the natural
 // scale of float rounding in a dot product, whatever the summation order).

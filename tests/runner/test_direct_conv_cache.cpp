@@ -19,14 +19,6 @@ using namespace etkit::test;
 
 namespace {
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
 // LeNet's second layer padded by 1 (padded bands): 6x14x14 -> 16x12x12, 5x5.
 constexpr int kCin = 6, kH = 14, kW = 14, kCout = 16, kK = 5, kPad = 1, kOh = 12, kOw = 12;
 

@@ -22,14 +22,6 @@ struct Case {
   bool bias, clamp;
 };
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
 constexpr double kLo = -0.75, kHi = 0.5;  // the fused clamp of clamped cases
 
 void run_case(const Case& c) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <random>
 
 namespace etkit::test {
 
@@ -99,6 +100,14 @@ size_t count_outside_rounding(const std::vector<float>& got, const std::vector<d
     if (std::fabs(double(got[i]) - ref[i]) > rel * magnitude[i] + abs) ++outside;
   }
   return outside;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
 }
 
 }  // namespace etkit::test

@@ -2,6 +2,7 @@
 // tools, and scratch files.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -39,6 +40,9 @@ CommandResult run_shell(const std::string& command);
 // summation order), plus `abs`. Sizes must match (checked).
 size_t count_outside_rounding(const std::vector<float>& got, const std::vector<double>& ref,
                               const std::vector<double>& magnitude, double rel = 1e-5, double abs = 1e-7);
+
+// `n` floats uniform in [-1, 1), the same for the same seed.
+std::vector<float> random_floats(size_t n, uint32_t seed);
 
 }  // namespace etkit::test
 
