@@ -29,8 +29,58 @@ Result<ReducePlan> prepare(KernelContext& ctx, const Tensor& self, const DimList
   return p;
 }
 
+// Contiguous self and out of the accumulator's own dtype whose reduced dims
+// are adjacent: self is [outer, count, inner] and out [outer, inner]. Each
+// output is still summed from 0 in increasing order of the reduced index,
+// the generic loop's order, so the bits are the same; the generic loop
+// pays a strided walk per output (18 ns each on dnf_training's [1, 100]
+// over dim 0, 3x ExecuTorch's portable kernel).
+template <typename ACC>
+bool sum_contiguous_block(const Tensor& self, const ReducePlan& p, Tensor& out, bool mean) {
+  if (self.dtype() != native_dtype<ACC>() || out.dtype() != self.dtype() || !self.is_contiguous() ||
+      !out.is_contiguous()) {
+    return false;
+  }
+  size_t first = p.rank, last = 0;
+  for (size_t d = 0; d < p.rank; ++d) {
+    if (p.reduced[d]) {
+      first = std::min(first, d);
+      last = d;
+    }
+  }
+  if (first == p.rank) return false;  // a 0-dim self: the generic loop
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < p.rank; ++d) {
+    if (d < first) outer *= self.size(d);
+    else if (d > last) inner *= self.size(d);
+    else if (!p.reduced[d]) return false;  // reduced dims not adjacent
+  }
+  const ACC* x = self.data_as<ACC>();
+  ACC* y = out.data_as<ACC>();
+  const int64_t count = p.count;
+  const ACC divisor = static_cast<ACC>(count);
+  for (int64_t a = 0; a < outer; ++a, x += count * inner, y += inner) {
+    if (inner == 1) {
+      ACC acc = 0;
+      for (int64_t r = 0; r < count; ++r) acc += x[r];
+      y[0] = mean ? acc / divisor : acc;
+      continue;
+    }
+    for (int64_t b = 0; b < inner; ++b) y[b] = 0;
+    for (int64_t r = 0; r < count; ++r) {
+      const ACC* row = x + r * inner;
+      for (int64_t b = 0; b < inner; ++b) y[b] += row[b];
+    }
+    if (mean) {
+      for (int64_t b = 0; b < inner; ++b) y[b] = y[b] / divisor;  // an empty mean is 0/0 = NaN
+    }
+  }
+  return true;
+}
+
 // out = sum (or sum / count for the mean) of each folded group.
 Status sum_into(KernelContext& ctx, const Tensor& self, const ReducePlan& p, Tensor& out, bool mean) {
+  if (sum_contiguous_block<float>(self, p, out, mean) || sum_contiguous_block<double>(self, p, out, mean)) return {};
   if (out.dtype() == ScalarType::kBool) {  // a BOOL sum is an "any"
     const Writer<bool> write(out);
     for_each_output(p, [&](int64_t o, int64_t base) {
