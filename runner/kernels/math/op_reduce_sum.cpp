@@ -22,11 +22,11 @@ Result<std::optional<ScalarType>> checked_dtype(KernelContext& ctx, const EValue
   return dtype;
 }
 
-Result<ReducePlan> prepare(KernelContext& ctx, const Tensor& self, const DimList& dims, bool keepdim, Tensor& out) {
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, self, dims.dims, dims.all, keepdim));
+Status prepare(KernelContext& ctx, const Tensor& self, const DimList& dims, bool keepdim, Tensor& out, ReducePlan& p) {
+  ETKIT_TRY(plan_reduction(ctx, self, dims.dims, dims.all, keepdim, p));
   ETKIT_TRY(resize_out(ctx, out, p.out_shape));
   bind_out(p, out);
-  return p;
+  return {};
 }
 
 // Contiguous self and out of the accumulator's own dtype whose reduced dims
@@ -124,7 +124,8 @@ Status sum_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(std::optional<ScalarType> dtype, checked_dtype(ctx, *args[3], *out));
   // With a dtype, self is converted to it first; otherwise out must hold self's values.
   if (!dtype) ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *out, p));
   return sum_into(ctx, *self, p, *out, false);
 }
 
@@ -147,7 +148,8 @@ Status mean_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
   ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[3], *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *out, p));
   return sum_into(ctx, *self, p, *out, true);
 }
 
@@ -156,7 +158,8 @@ Status mean_dtype_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[1], *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{{}, true}, false, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, DimList{{}, true}, false, *out, p));
   return sum_into(ctx, *self, p, *out, true);
 }
 
@@ -165,7 +168,8 @@ Status mean_dtype_out(KernelContext& ctx, std::span<EValue* const> args) {
 Status variance(KernelContext& ctx, const Tensor& self, const DimList& dims, double correction, bool keepdim, Tensor& out) {
   ETKIT_TRY(require_floating(ctx, self, "self"));
   ETKIT_TRY(require_floating(ctx, out, "out"));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, self, dims, keepdim, out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, self, dims, keepdim, out, p));
   const double denominator = double(p.count) - correction;
   return dispatch_compute(ctx, out.dtype(), [&](auto tag) {
     using ACC = decltype(tag);
@@ -238,7 +242,8 @@ Status var_mean_correction_out(KernelContext& ctx, std::span<EValue* const> args
   if (mean->dtype() != var->dtype()) {
     return ctx.fail("out1 dtype " + dtype_name(mean->dtype()) + " differs from out0 dtype " + dtype_name(var->dtype()));
   }
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *var));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *var, p));
   ReducePlan mean_plan = p;
   ETKIT_TRY(resize_out(ctx, *mean, p.out_shape));
   bind_out(mean_plan, *mean);
@@ -337,7 +342,8 @@ Status prod_int_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
   ETKIT_TRY(check_prod_dtypes(ctx, *self, *args[3], *out));
   const int64_t dims[1] = {dim};
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{dims, false}, keepdim, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, DimList{dims, false}, keepdim, *out, p));
   return prod_into(ctx, *self, p, *out);
 }
 
@@ -346,7 +352,8 @@ Status prod_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   ETKIT_TRY(check_prod_dtypes(ctx, *self, *args[1], *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{{}, true}, false, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, DimList{{}, true}, false, *out, p));
   return prod_into(ctx, *self, p, *out);
 }
 
