@@ -65,6 +65,16 @@ Tensor& mean_dim_out(KernelRuntimeContext&, const Tensor&, std::optional<ArrayRe
 Tensor& sum_dim_out(KernelRuntimeContext&, const Tensor&, std::optional<ArrayRef<int64_t>>, bool,
                     std::optional<executorch::aten::ScalarType>, Tensor&);
 Tensor& mm_out(KernelRuntimeContext&, const Tensor&, const Tensor&, Tensor&);
+Tensor& where_out(KernelRuntimeContext&, const Tensor&, const Tensor&, const Tensor&, Tensor&);
+Tensor& eq_scalar_out(KernelRuntimeContext&, const Tensor&, const Scalar&, Tensor&);
+Tensor& clamp_out(KernelRuntimeContext&, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&,
+                  Tensor&);
+Tensor& _to_dim_order_copy_out(KernelRuntimeContext&, const Tensor&, bool, std::optional<ArrayRef<int64_t>>, Tensor&);
+Tensor& neg_out(KernelRuntimeContext&, const Tensor&, Tensor&);
+Tensor& sub_out(KernelRuntimeContext&, const Tensor&, const Tensor&, const Scalar&, Tensor&);
+Tensor& view_copy_out(KernelRuntimeContext&, const Tensor&, ArrayRef<int64_t>, Tensor&);
+Tensor& full_like_out(KernelRuntimeContext&, const Tensor&, const Scalar&, std::optional<MemoryFormat>, Tensor&);
+Tensor& expand_copy_out(KernelRuntimeContext&, const Tensor&, ArrayRef<int64_t>, bool, Tensor&);
 
 }  // namespace torch::executor::native
 
@@ -141,18 +151,27 @@ struct OffHolder {
 
 // Our side's arguments, in schema order (the return slot is appended).
 struct Arg {
-  enum Kind { kIn, kOut, kInt, kIntList, kBool, kDouble, kNone, kOptTensors } kind;
+  enum Kind { kIn, kOut, kInt, kIntList, kBool, kDouble, kNone, kOptTensors } kind = kNone;
   int64_t i = 0;
-  std::vector<int64_t> list;  // int list, or input indices (kOptTensors)
+  std::vector<int64_t> list;  // int list, or input indices (kOptTensors; -1 for None)
   double d = 0;
 };
-Arg in(int k) { return {Arg::kIn, k}; }
-Arg out(int k) { return {Arg::kOut, k}; }
-Arg i64(int64_t v) { return {Arg::kInt, v}; }
-Arg ints(std::vector<int64_t> v) { return {Arg::kIntList, 0, std::move(v)}; }
-Arg boolean(bool v) { return {Arg::kBool, v ? 1 : 0}; }
-Arg none() { return {Arg::kNone}; }
-Arg tensors(std::vector<int64_t> inputs) { return {Arg::kOptTensors, 0, std::move(inputs)}; }
+Arg arg(Arg::Kind kind, int64_t i = 0, std::vector<int64_t> list = {}, double d = 0) {
+  Arg a;
+  a.kind = kind;
+  a.i = i;
+  a.list = std::move(list);
+  a.d = d;
+  return a;
+}
+Arg in(int k) { return arg(Arg::kIn, k); }
+Arg out(int k) { return arg(Arg::kOut, k); }
+Arg i64(int64_t v) { return arg(Arg::kInt, v); }
+Arg ints(std::vector<int64_t> v) { return arg(Arg::kIntList, 0, std::move(v)); }
+Arg boolean(bool v) { return arg(Arg::kBool, v ? 1 : 0); }
+Arg none() { return arg(Arg::kNone); }
+Arg tensors(std::vector<int64_t> inputs) { return arg(Arg::kOptTensors, 0, std::move(inputs)); }
+Arg f64(double v) { return arg(Arg::kDouble, 0, {}, v); }
 
 using OffCall = std::function<void(OffContext&, std::vector<OffTensor*>& in, std::vector<OffTensor*>& out)>;
 
@@ -420,14 +439,57 @@ std::vector<Case> fixture_cases() {
                    {out_spec(ScalarType::kFloat, {100, 100})}, {in(0), in(1), out(0)},
                    [](OffContext& ctx, auto& i, auto& o) { off::mm_out(ctx, *i[0], *i[1], *o[0]); }});
 
-  for (Case& c : cases) {
-    for (size_t k = 0; k < c.inputs.size(); ++k) {
-      if (k) c.shape += ", ";
-      c.shape += "[";
-      for (size_t d = 0; d < c.inputs[k].sizes.size(); ++d) c.shape += (d ? "," : "") + std::to_string(c.inputs[k].sizes[d]);
-      c.shape += "]";
+  cases.push_back({"aten::sub.out", "dnf_training #2", "", {floats({1, 1}, 25), floats({1}, 26)},
+                   {out_spec(ScalarType::kFloat, {1, 1})}, {in(0), in(1), i64(1), out(0)},
+                   [](OffContext& ctx, auto& i, auto& o) { off::sub_out(ctx, *i[0], *i[1], int64_t(1), *o[0]); }});
+  cases.push_back({"aten::neg.out", "dnf_training #10", "", {floats({1, 1}, 27)}, {out_spec(ScalarType::kFloat, {1, 1})},
+                   {in(0), out(0)}, [](OffContext& ctx, auto& i, auto& o) { off::neg_out(ctx, *i[0], *o[0]); }});
+  cases.push_back({"aten::full_like.out", "dnf_training #6", "", {floats({}, 28)}, {out_spec(ScalarType::kFloat, {})},
+                   {in(0), f64(1.0), none(), out(0)},
+                   [](OffContext& ctx, auto& i, auto& o) { off::full_like_out(ctx, *i[0], 1.0, std::nullopt, *o[0]); }});
+  cases.push_back({"aten::view_copy.out", "dnf_training #16", "", {floats({1, 1}, 29)}, {out_spec(ScalarType::kFloat, {1})},
+                   {in(0), ints({1}), out(0)}, [](OffContext& ctx, auto& i, auto& o) {
+                     const int64_t size[1] = {1};
+                     off::view_copy_out(ctx, *i[0], {size, 1}, *o[0]);
+                   }});
+  cases.push_back({"aten::eq.Scalar_out", "module_model #1", "", {floats({1}, 30)}, {out_spec(ScalarType::kBool, {1})},
+                   {in(0), f64(0.5), out(0)},
+                   [](OffContext& ctx, auto& i, auto& o) { off::eq_scalar_out(ctx, *i[0], 0.5, *o[0]); }});
+  {
+    Spec cond{ScalarType::kBool, {1}, {1}};
+    cases.push_back({"aten::where.self_out", "module_model #3", "", {cond, floats({}, 31), floats({1}, 32)},
+                     {out_spec(ScalarType::kFloat, {1})}, {in(0), in(1), in(2), out(0)},
+                     [](OffContext& ctx, auto& i, auto& o) { off::where_out(ctx, *i[0], *i[1], *i[2], *o[0]); }});
+  }
+  cases.push_back({"aten::clamp.out", "stress_mlp #9", "", {floats({}, 33)}, {out_spec(ScalarType::kFloat, {})},
+                   {in(0), f64(0.0), f64(63.0), out(0)}, [](OffContext& ctx, auto& i, auto& o) {
+                     off::clamp_out(ctx, *i[0], executorch::aten::Scalar(0.0), executorch::aten::Scalar(63.0), *o[0]);
+                   }});
+  cases.push_back({"dim_order_ops::_to_dim_order_copy.out", "stress_mlp #7 (FLOAT -> LONG)", "", {floats({}, 34)},
+                   {out_spec(ScalarType::kLong, {})}, {in(0), boolean(false), none(), out(0)},
+                   [](OffContext& ctx, auto& i, auto& o) {
+                     off::_to_dim_order_copy_out(ctx, *i[0], false, std::nullopt, *o[0]);
+                   }});
+  // med_output: one float broadcast to 512 MiB.
+  cases.push_back({"aten::expand_copy.out", "med_output #0", "", {floats({1}, 35)},
+                   {out_spec(ScalarType::kFloat, {134217728})}, {in(0), ints({134217728}), boolean(false), out(0)},
+                   [](OffContext& ctx, auto& i, auto& o) {
+                     const int64_t size[1] = {134217728};
+                     off::expand_copy_out(ctx, *i[0], {size, 1}, false, *o[0]);
+                   }});
+
+  const auto shape_of = [](const Spec& spec) {
+    std::string text = "[";
+    for (size_t d = 0; d < spec.sizes.size(); ++d) {
+      if (d) text.push_back(',');
+      text.append(std::to_string(spec.sizes[d]));
     }
-    if (c.inputs.empty()) c.shape = "-> [" + std::to_string(c.outputs[0].sizes[0]) + "]";
+    text.push_back(']');
+    return text;
+  };
+  for (Case& c : cases) {
+    for (size_t k = 0; k < c.inputs.size(); ++k) c.shape.append(k ? ", " : "").append(shape_of(c.inputs[k]));
+    if (c.inputs.empty()) c.shape = "-> " + shape_of(c.outputs[0]);
   }
   return cases;
 }
