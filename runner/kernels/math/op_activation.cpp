@@ -85,12 +85,16 @@ Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
     if (hi) ETKIT_TRY(check_bound(ctx, *hi, "max", t));
   }
   ETKIT_TRY(resize_out(ctx, *out, self->sizes()));
-  static const EValue kNoBound;
-  const ScalarTensor lo_t(lo ? *lo : kNoBound), hi_t(hi ? *hi : kNoBound);
+  // A bound converted as a 0-dim tensor of its tag's dtype would be read
+  // (static_cast of the double, int64 or bool), without building that tensor.
+  const auto bound = [](auto tag, const EValue& v) {
+    using CT = decltype(tag);
+    return v.tag == Tag::kDouble ? static_cast<CT>(v.d) : v.tag == Tag::kBool ? static_cast<CT>(v.b) : static_cast<CT>(v.i);
+  };
   return dispatch_compute(ctx, common, [&](auto tag) {
     using CT = decltype(tag);
-    const CT l = lo ? Reader<CT>(lo_t.tensor)(0) : CT{};
-    const CT h = hi ? Reader<CT>(hi_t.tensor)(0) : CT{};
+    const CT l = lo ? bound(tag, *lo) : CT{};
+    const CT h = hi ? bound(tag, *hi) : CT{};
     auto clamp = [&](CT x) { return clamp_value(x, lo != nullptr, l, hi != nullptr, h); };
     if (try_dense_map<CT>(*self, *out, clamp)) return;
     const Reader<CT> read(*self);
