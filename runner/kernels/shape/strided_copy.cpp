@@ -336,6 +336,18 @@ std::string format_number(double v) {
 
 }  // namespace
 
+bool convert_elements(uint8_t* dst, ScalarType to, const uint8_t* src, ScalarType from, int64_t n) {
+  bool handled = false;
+  dispatch_all_types(from, [&](auto s_tag) {
+    using S = decltype(s_tag);
+    handled = dispatch_all_types(to, [&](auto d_tag) {
+      using D = decltype(d_tag);
+      for (int64_t i = 0; i < n; ++i) store_value<D>(dst + i * int64_t(sizeof(D)), load_value<S>(src + i * int64_t(sizeof(S))));
+    });
+  });
+  return handled;
+}
+
 bool copy_elements(size_t element_size, size_t rank, const int64_t* sizes, uint8_t* dst, const int64_t* dst_strides,
                    const uint8_t* src, const int64_t* src_strides) {
   if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8) return false;
