@@ -130,7 +130,7 @@ KernelFn extreme_with_index(bool max) {
     ReducePlan index_plan = p;  // the same dims, with the indices' strides
     bind_out(p, *values);
     bind_out(index_plan, *indices);
-    const StrideTable<3> strides = {p.kept_out, index_plan.kept_out, p.kept_in};
+    const StrideTable<3> strides = stride_table<3>({&p.kept_out, &index_plan.kept_out, &p.kept_in});
     return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
       using CT = decltype(tag);
       const Reader<CT> read(*self);

@@ -248,7 +248,7 @@ Status var_mean_correction_out(KernelContext& ctx, std::span<EValue* const> args
   ETKIT_TRY(resize_out(ctx, *mean, p.out_shape));
   bind_out(mean_plan, *mean);
   const double divisor = std::max(double(p.count) - correction, 0.0);
-  const StrideTable<3> strides = {p.kept_out, mean_plan.kept_out, p.kept_in};
+  const StrideTable<3> strides = stride_table<3>({&p.kept_out, &mean_plan.kept_out, &p.kept_in});
   return dispatch_compute(ctx, var->dtype(), [&](auto tag) {
     using ACC = decltype(tag);
     if constexpr (std::is_floating_point_v<ACC>) {
