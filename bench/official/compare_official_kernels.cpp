@@ -267,29 +267,43 @@ double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Median over batches of calls of the time per call: warm-up first, then
-// batches of enough calls to last about 20 us each (the clock's own cost and
-// resolution stay out of the small operators' figures), as many batches as
-// fit in `budget_us` (at least 7, at most 2000).
+// Calls `call` enough times to last about 20 us (so that the clock's own
+// cost and resolution stay out of the small operators' figures), after a
+// warm-up.
 template <typename F>
-double median_us(F&& call, double budget_us) {
+int batch_size(F&& call) {
   for (int k = 0; k < 3; ++k) call();
   int batch = 1;
   for (;;) {
     const double a = now_us();
     for (int k = 0; k < batch; ++k) call();
-    if (now_us() - a >= 20 || batch >= (1 << 20)) break;
+    if (now_us() - a >= 20 || batch >= (1 << 20)) return batch;
     batch *= 2;
   }
-  std::vector<double> t;
+}
+
+// Medians of the time per call of each function, over rounds that time one
+// batch of each in turn: on a shared machine the load changes within
+// seconds, and interleaving gives every side the same share of it. At
+// least 7 rounds, at most 2000, as many as fit in `budget_us` per side.
+std::vector<double> interleaved_medians(const std::vector<std::function<void()>>& calls, double budget_us) {
+  std::vector<int> batch;
+  for (const auto& call : calls) batch.push_back(batch_size(call));
+  std::vector<std::vector<double>> t(calls.size());
   const double start = now_us();
-  while (t.size() < 7 || (t.size() < 2000 && now_us() - start < budget_us)) {
-    const double a = now_us();
-    for (int k = 0; k < batch; ++k) call();
-    t.push_back((now_us() - a) / batch);
+  while (t[0].size() < 7 || (t[0].size() < 2000 && now_us() - start < budget_us * double(calls.size()))) {
+    for (size_t c = 0; c < calls.size(); ++c) {
+      const double a = now_us();
+      for (int k = 0; k < batch[c]; ++k) calls[c]();
+      t[c].push_back((now_us() - a) / batch[c]);
+    }
   }
-  std::nth_element(t.begin(), t.begin() + long(t.size() / 2), t.end());
-  return t[t.size() / 2];
+  std::vector<double> medians;
+  for (auto& v : t) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    medians.push_back(v[v.size() / 2]);
+  }
+  return medians;
 }
 
 std::vector<Case> fixture_cases() {
@@ -594,9 +608,11 @@ int main(int argc, char** argv) {
       ++differ;
     }
     const double budget = budget_ms * 1000;
-    const double t_off = median_us([&] { c.official(ctx, off_in, off_out); }, budget);
-    const double t_ours_all = median_us([&] { (void)etkit::rt::execute(*ours->method); }, budget);
-    const double t_frame = median_us([&] { (void)etkit::rt::execute(*frame->method); }, budget / 4);
+    const auto t = interleaved_medians({[&] { c.official(ctx, off_in, off_out); },
+                                        [&] { (void)etkit::rt::execute(*ours->method); },
+                                        [&] { (void)etkit::rt::execute(*frame->method); }},
+                                       budget);
+    const double t_off = t[0], t_ours_all = t[1], t_frame = t[2];
     const double t_ours = std::max(t_ours_all - t_frame, 0.0);
     const double ratio = t_ours / t_off;
     const bool slow = ratio > 1 + tolerance;
