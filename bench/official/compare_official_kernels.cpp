@@ -189,23 +189,23 @@ struct Case {
 struct Ours {
   etkit::pte::Program program;
   std::vector<uint8_t> bytes;
+  std::unique_ptr<etkit::rt::KernelRegistry> registry;  // the no-op frame's
   std::unique_ptr<etkit::rt::LoadedMethod> method;
 };
 
 std::string describe(const etkit::Error& e) { return e.describe(); }
 
-// A kernel that does nothing, under a name of its own: the same instruction
-// through it costs what execute() adds around a kernel, which the official
-// side (called directly) does not pay.
-const etkit::rt::KernelRegistry& noop_registry() {
-  static const etkit::rt::KernelRegistry registry = [] {
-    etkit::rt::KernelRegistry r;
-    etkit::rt::KernelInfo noop;
-    noop.name = "etkit_bench::noop.out";
-    noop.fn = [](etkit::rt::KernelContext&, std::span<etkit::rt::EValue* const>) -> etkit::Status { return {}; };
-    (void)r.add(std::move(noop));
-    return r;
-  }();
+// The operator's own registration (name, argument count, out arguments)
+// with a kernel that does nothing: the same instruction through it costs
+// what execute() adds around the kernel (argument checks included), which
+// the official side, called directly, does not pay.
+std::unique_ptr<etkit::rt::KernelRegistry> noop_registry(const std::string& op) {
+  const etkit::rt::KernelInfo* real = etkit::rt::portable_kernel_registry().find(op);
+  if (!real) return nullptr;
+  etkit::rt::KernelInfo noop = *real;
+  noop.fn = [](etkit::rt::KernelContext&, std::span<etkit::rt::EValue* const>) -> etkit::Status { return {}; };
+  auto registry = std::make_unique<etkit::rt::KernelRegistry>();
+  if (!registry->add(std::move(noop))) return nullptr;
   return registry;
 }
 
@@ -238,9 +238,8 @@ std::unique_ptr<Ours> build_ours(const Case& c, std::string& error, bool noop = 
     }
   }
   call.push_back(ret);  // the return slot, as the exporter writes it
-  const std::string op = noop ? "etkit_bench::noop.out" : c.op;
-  const auto dot = op.find('.');
-  m.kernel_call(op.substr(0, dot), op.substr(dot + 1), call);
+  const auto dot = c.op.find('.');
+  m.kernel_call(c.op.substr(0, dot), c.op.substr(dot + 1), call);
   m.set_inputs(in_ids);
   m.set_outputs(out_ids);
   auto ours = std::make_unique<Ours>();
@@ -251,7 +250,11 @@ std::unique_ptr<Ours> build_ours(const Case& c, std::string& error, bool noop = 
   if (!program) return error = describe(program.error()), nullptr;
   ours->program = std::move(program.value());
   rt::LoadOptions options;
-  options.kernels = noop ? &noop_registry() : &rt::portable_kernel_registry();
+  if (noop) {
+    ours->registry = noop_registry(c.op);
+    if (!ours->registry) return error = c.op + " is not a registered portable kernel", nullptr;
+  }
+  options.kernels = noop ? ours->registry.get() : &rt::portable_kernel_registry();
   auto method = rt::load_method(ours->program, "forward", options);
   if (!method) return error = describe(method.error()), nullptr;
   ours->method = std::move(method.value());
