@@ -15,7 +15,11 @@ Status fill_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes,
                 std::string_view what) {
   ETKIT_ASSIGN_OR_RETURN(ElementBytes bytes, scalar_bytes(ctx, value, out.dtype(), what));
   ETKIT_TRY(resize_out(ctx, out, sizes));
-  fill_view(View::of(out), bytes);
+  if (out.is_contiguous()) {
+    fill_elements(static_cast<uint8_t*>(out.data()), out.numel(), out.element_size(), bytes);  // no view to build
+  } else {
+    fill_view(View::of(out), bytes);
+  }
   return {};
 }
 

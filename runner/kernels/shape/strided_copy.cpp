@@ -463,17 +463,20 @@ Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, Scala
   return ctx.fail(std::string(what) + " " + shown + " cannot be converted to " + type_name + " without overflow");
 }
 
+void fill_elements(uint8_t* p, int64_t n, size_t e, const ElementBytes& value) {
+  if (std::all_of(value.bytes, value.bytes + e, [](uint8_t b) { return b == 0; })) {
+    std::memset(p, 0, size_t(n) * e);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * e, value.bytes, e);
+}
+
 void fill_view(const View& dst, const ElementBytes& value) {
   const int64_t n = dst.numel();
   if (n == 0) return;
   const size_t e = dst.element_size;
   if (dense(dst)) {
-    uint8_t* p = dst.at(dst.offset);
-    if (std::all_of(value.bytes, value.bytes + e, [](uint8_t b) { return b == 0; })) {
-      std::memset(p, 0, size_t(n) * e);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * e, value.bytes, e);
+    fill_elements(dst.at(dst.offset), n, e, value);
     return;
   }
   const Walk w = coalesce(dst.sizes.begin(), dst.rank(), dst.strides.begin(), dst.strides.begin());

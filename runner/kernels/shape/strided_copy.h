@@ -69,5 +69,8 @@ Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, Scala
 
 // Writes `value` into every element of dst.
 void fill_view(const View& dst, const ElementBytes& value);
+// The same on `n` consecutive elements of `element_size` bytes at p (a
+// contiguous tensor's data).
+void fill_elements(uint8_t* p, int64_t n, size_t element_size, const ElementBytes& value);
 
 }  // namespace etkit::rt::kernels
