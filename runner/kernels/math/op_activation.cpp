@@ -95,7 +95,9 @@ Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
   // (static_cast of the double, int64 or bool), without building that tensor.
   const auto bound = [](auto tag, const EValue& v) {
     using CT = decltype(tag);
-    return v.tag == Tag::kDouble ? static_cast<CT>(v.d) : v.tag == Tag::kBool ? static_cast<CT>(v.b) : static_cast<CT>(v.i);
+    return v.tag == Tag::kDouble ? static_cast<CT>(v.d)
+           : v.tag == Tag::kBool ? static_cast<CT>(v.b)
+                                 : static_cast<CT>(v.i);
   };
   return dispatch_compute(ctx, common, [&](auto tag) {
     using CT = decltype(tag);

@@ -342,7 +342,9 @@ bool convert_elements(uint8_t* dst, ScalarType to, const uint8_t* src, ScalarTyp
     using S = decltype(s_tag);
     handled = dispatch_all_types(to, [&](auto d_tag) {
       using D = decltype(d_tag);
-      for (int64_t i = 0; i < n; ++i) store_value<D>(dst + i * int64_t(sizeof(D)), load_value<S>(src + i * int64_t(sizeof(S))));
+      for (int64_t i = 0; i < n; ++i) {
+        store_value<D>(dst + i * int64_t(sizeof(D)), load_value<S>(src + i * int64_t(sizeof(S))));
+      }
     });
   });
   return handled;
