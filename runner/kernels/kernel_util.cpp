@@ -89,16 +89,24 @@ Result<Shape> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a, st
   return out;
 }
 
-Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes) {
+Status resize_out_slow(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes) {
   auto s = out.resize(sizes);
   if (!s) return ctx.fail("out: " + s.error().message);
   return {};
 }
 
-Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes) {
+Status resize_out_slow(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes) {
   auto s = out.resize(sizes);
   if (!s) return ctx.fail("out: " + s.error().message);
   return {};
+}
+
+Error arg_type_error(KernelContext& ctx, std::string_view what, std::string_view expected, Tag tag) {
+  return ctx.fail(std::string(what) + " must be " + std::string(expected) + ", not " + std::string(tag_name(tag)));
+}
+
+Error dim_range_error(KernelContext& ctx, std::string_view what, int64_t dim, size_t rank) {
+  return ctx.fail(std::string(what) + " " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
 }
 
 int64_t offset_of(const Tensor& t, std::span<const int64_t> index) {

@@ -26,9 +26,15 @@ inline Status check_num_args(KernelContext& ctx, std::span<EValue* const> args, 
   return {};
 }
 
+// The messages of the argument helpers below, built out of line so that
+// the helpers' success paths stay small enough to inline into every kernel
+// (a call per argument was most of a small operator's cost, issue #15).
+[[gnu::cold]] Error arg_type_error(KernelContext& ctx, std::string_view what, std::string_view expected, Tag tag);
+[[gnu::cold]] Error dim_range_error(KernelContext& ctx, std::string_view what, int64_t dim, size_t rank);
+
 inline Result<Tensor*> tensor_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
-  if (v.tag != Tag::kTensor || v.tensor == nullptr) {
-    return ctx.fail(std::string(what) + " must be a tensor, not " + std::string(tag_name(v.tag)));
+  if (v.tag != Tag::kTensor || v.tensor == nullptr) [[unlikely]] {
+    return arg_type_error(ctx, what, "a tensor", v.tag);
   }
   return v.tensor;
 }
@@ -42,32 +48,30 @@ inline Result<Tensor*> optional_tensor_arg(KernelContext& ctx, const EValue& v, 
 inline Result<int64_t> int_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
   if (v.tag == Tag::kInt) return v.i;
   if (v.tag == Tag::kBool) return int64_t(v.b);
-  return ctx.fail(std::string(what) + " must be an int, not " + std::string(tag_name(v.tag)));
+  return arg_type_error(ctx, what, "an int", v.tag);
 }
 
 inline Result<bool> bool_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
   if (v.tag == Tag::kBool) return v.b;
-  return ctx.fail(std::string(what) + " must be a bool, not " + std::string(tag_name(v.tag)));
+  return arg_type_error(ctx, what, "a bool", v.tag);
 }
 
 inline Result<double> double_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
   if (v.tag == Tag::kDouble) return v.d;
   if (v.tag == Tag::kInt) return double(v.i);
-  return ctx.fail(std::string(what) + " must be a float, not " + std::string(tag_name(v.tag)));
+  return arg_type_error(ctx, what, "a float", v.tag);
 }
 
 // A Scalar argument (Int, Double or Bool).
 inline Result<const EValue*> scalar_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
-  if (!v.is_scalar()) return ctx.fail(std::string(what) + " must be a scalar, not " + std::string(tag_name(v.tag)));
+  if (!v.is_scalar()) [[unlikely]] return arg_type_error(ctx, what, "a scalar", v.tag);
   return &v;
 }
 
 // Normalises a possibly negative dimension against `rank`.
 inline Result<size_t> dim_arg(KernelContext& ctx, int64_t dim, size_t rank, std::string_view what = "dim") {
   const int64_t r = rank == 0 ? 1 : int64_t(rank);
-  if (dim < -r || dim >= r) {
-    return ctx.fail(std::string(what) + " " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
-  }
+  if (dim < -r || dim >= r) [[unlikely]] return dim_range_error(ctx, what, dim, rank);
   return size_t(dim < 0 ? dim + r : dim);
 }
 
@@ -217,8 +221,19 @@ class Shape {
 Result<Shape> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a, std::span<const int32_t> b);
 
 // Resizes `out` to `sizes`, with a message naming the operator on failure.
-Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes);
-Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes);
+// Out already of that shape (nearly every call) is checked inline.
+Status resize_out_slow(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes);
+Status resize_out_slow(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes);
+inline Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes) {
+  const auto have = out.sizes();
+  if (std::equal(sizes.begin(), sizes.end(), have.begin(), have.end())) return {};
+  return resize_out_slow(ctx, out, sizes);
+}
+inline Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes) {
+  const auto have = out.sizes();
+  if (std::equal(sizes.begin(), sizes.end(), have.begin(), have.end())) return {};
+  return resize_out_slow(ctx, out, sizes);
+}
 
 // Visits every element of `out` in logical row-major order and calls
 // fn(out_offset, a_offset, b_offset) with element offsets into each buffer;

@@ -2,6 +2,7 @@
 // literal matrices with products worked out by hand, and the blocked GEMM
 // against a naive triple loop written here.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -348,4 +349,37 @@ TEST_CASE("sgemm: beta 0 overwrites C (NaN included) over several depth blocks, 
       CHECK(bad == 0);
     }
   }
+}
+
+TEST_CASE("sgemm: a single row of A gives the bits of the same row in a taller product", "[kernels][linalg][gemm]") {
+  using etkit::rt::kernels::linalg::MatrixView;
+  // One row of A takes a path of its own (B read in place); row 0 of a
+  // 2-row product goes through the packed 6x16 tiles. Random operands make
+  // the rounding depend on the order of every step, so equal bits mean the
+  // same sums in the same order: LeNet's three layers, a 600-deep product
+  // (three depth blocks), n off the 8- and 16-column steps; alpha and beta
+  // 0 (overwrite), 1 and 0.5 (C scaled first).
+  for (const auto& [n, k] : {std::pair<int64_t, int64_t>{120, 400}, {84, 120}, {10, 84}, {37, 600}, {5, 3}}) {
+    const auto a2 = random_floats(size_t(2 * k), 11), b = random_floats(size_t(k * n), 12);
+    const auto c0 = random_floats(size_t(2 * n), 13);
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+      std::vector<float> tall(c0), row(c0.begin(), c0.begin() + n);
+      etkit::rt::kernels::linalg::sgemm(2, n, k, 0.75f, MatrixView{a2.data(), k, 1}, MatrixView{b.data(), n, 1}, beta,
+                                        tall.data(), n);
+      etkit::rt::kernels::linalg::sgemm(1, n, k, 0.75f, MatrixView{a2.data(), k, 1}, MatrixView{b.data(), n, 1}, beta,
+                                        row.data(), n);
+      INFO("n " << n << " k " << k << " beta " << beta);
+      CHECK(std::memcmp(row.data(), tall.data(), size_t(n) * sizeof(float)) == 0);
+    }
+  }
+  // A strided row of A (a column of a row-major matrix) reads the same values.
+  const int64_t k = 9, n = 20;
+  const auto at = random_floats(size_t(k * 3), 14), b = random_floats(size_t(k * n), 15);
+  std::vector<float> packed(static_cast<size_t>(k)), strided(static_cast<size_t>(n)), dense(static_cast<size_t>(n));
+  for (int64_t p = 0; p < k; ++p) packed[size_t(p)] = at[size_t(p * 3)];
+  etkit::rt::kernels::linalg::sgemm(1, n, k, 1.0f, MatrixView{at.data(), 1, 3}, MatrixView{b.data(), n, 1}, 0.0f,
+                                    strided.data(), n);
+  etkit::rt::kernels::linalg::sgemm(1, n, k, 1.0f, MatrixView{packed.data(), k, 1}, MatrixView{b.data(), n, 1}, 0.0f,
+                                    dense.data(), n);
+  CHECK(strided == dense);
 }

@@ -159,6 +159,17 @@ TEST_CASE("where broadcasts condition, self and other", "[math][compare]") {
   auto byte = h.tensor<uint8_t>(ScalarType::kByte, {3}, {0, 1, 0});
   REQUIRE(h.call("aten::where.self_out", {byte, ints, halves, of, of}).ok());
   CHECK(h.data<float>(of) == std::vector<float>{0.5f, 8, 2.5f});
+  // Single elements against full ones: a 0-dim self, a one-element
+  // condition that holds for all three, then one that does not.
+  auto yes = h.tensor<bool>(ScalarType::kBool, {1}, {true});
+  auto no = h.tensor<bool>(ScalarType::kBool, {1}, {false});
+  auto seven = h.tensor<float>(ScalarType::kFloat, {}, {7});
+  REQUIRE(h.call("aten::where.self_out", {mask, seven, halves, of, of}).ok());
+  CHECK(h.data<float>(of) == std::vector<float>{7, 1.5f, 7});
+  REQUIRE(h.call("aten::where.self_out", {yes, seven, halves, of, of}).ok());
+  CHECK(h.data<float>(of) == std::vector<float>{7, 7, 7});
+  REQUIRE(h.call("aten::where.self_out", {no, seven, halves, of, of}).ok());
+  CHECK(h.data<float>(of) == std::vector<float>{0.5f, 1.5f, 2.5f});
 }
 
 TEST_CASE("where reads non-contiguous inputs", "[math][compare]") {

@@ -323,3 +323,32 @@ TEST_CASE("cumsum reads non-contiguous input and errors", "[math][reduce]") {
   CHECK(failure(h, "aten::cumsum.out", {x, h.integer(0), h.none(), oi, oi}) ==
         "aten::cumsum.out: result type FLOAT cannot be stored in out of type INT");
 }
+
+TEST_CASE("sum and mean over adjacent dims of contiguous tensors keep the summation order", "[math][reduce]") {
+  KernelHarness h;
+  // [2, 3, 2]: out[a, b] = x[a, 0, b] + x[a, 1, b] + x[a, 2, b], left to
+  // right. In float (1e8 + 1) - 1e8 is 0 (1e8 + 1 rounds to 1e8), while
+  // 1 + (1e8 - 1e8) would be 1: the order shows in the result.
+  auto x = h.tensor<float>(ScalarType::kFloat, {2, 3, 2}, {1e8f, 1, 1, 2, -1e8f, 3, 4, 1e8f, 5, 1, 6, -1e8f});
+  auto mid = h.out(ScalarType::kFloat, {2, 2});
+  REQUIRE(h.call("aten::sum.IntList_out", {x, h.int_list({1}), h.boolean(false), h.none(), mid, mid}).ok());
+  CHECK(h.data<float>(mid) == std::vector<float>{0, 6, 15, 0});
+  // Over the last dims (one group of six per a) and the first (dnf_training's
+  // [1, 100] over dim 0 is this case with a count of one).
+  auto last = h.out(ScalarType::kFloat, {2});
+  REQUIRE(h.call("aten::sum.IntList_out", {x, h.int_list({1, 2}), h.boolean(false), h.none(), last, last}).ok());
+  CHECK(h.data<float>(last) == std::vector<float>{(((1e8f + 1) + 1) + 2) - 1e8f + 3, 4 + 1e8f + 5 + 1 + 6 - 1e8f});
+  auto row = h.tensor<double>(ScalarType::kDouble, {1, 3}, {0.5, -2, 7});
+  auto first = h.out(ScalarType::kDouble, {3});
+  REQUIRE(h.call("aten::sum.IntList_out", {row, h.int_list({0}), h.boolean(false), h.none(), first, first}).ok());
+  CHECK(h.data<double>(first) == std::vector<double>{0.5, -2, 7});
+  auto means = h.out(ScalarType::kFloat, {2, 1, 1});
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({2, 1}), h.boolean(true), h.none(), means, means}).ok());
+  CHECK(h.data<float>(means) == std::vector<float>{((((1e8f + 1) + 1) + 2) - 1e8f + 3) / 6,
+                                                   (4 + 1e8f + 5 + 1 + 6 - 1e8f) / 6});
+  // An empty reduced dim: sums of nothing are 0, means 0 / 0 = NaN.
+  auto empty = h.tensor<float>(ScalarType::kFloat, {2, 0, 2}, {});
+  auto nan = h.out(ScalarType::kFloat, {2, 2});
+  REQUIRE(h.call("aten::mean.out", {empty, h.int_list({1}), h.boolean(false), h.none(), nan, nan}).ok());
+  for (float v : h.data<float>(nan)) CHECK(std::isnan(v));
+}

@@ -128,6 +128,12 @@ TEST_CASE("scalar_tensor and arange", "[kernels][shape][arange]") {
   auto f = h.out(ScalarType::kFloat, {8}, true);
   REQUIRE(h.call(op, {h.integer(1), h.integer(2), h.real(0.25), f, f}).ok());
   CHECK(h.data<float>(f) == std::vector<float>{1, 1.25f, 1.5f, 1.75f});
+  auto dbl = h.out(ScalarType::kDouble, {8}, true);
+  REQUIRE(h.call(op, {h.real(-1), h.integer(0), h.real(0.25), dbl, dbl}).ok());
+  CHECK(h.data<double>(dbl) == std::vector<double>{-1, -0.75, -0.5, -0.25});
+  auto bytes = h.out(ScalarType::kByte, {8}, true);
+  REQUIRE(h.call(op, {h.integer(250), h.integer(256), h.integer(2), bytes, bytes}).ok());
+  CHECK(h.data<uint8_t>(bytes) == std::vector<uint8_t>{250, 252, 254});
   auto down = h.out(ScalarType::kInt, {8}, true);
   REQUIRE(h.call(op, {h.integer(5), h.integer(0), h.integer(-2), down, down}).ok());
   CHECK(h.data<int32_t>(down) == std::vector<int32_t>{5, 3, 1});

@@ -149,6 +149,18 @@ TEST_CASE("index_select", "[kernels][shape][index_select]") {
   auto c = h.out(ScalarType::kLong, {3, 1});
   REQUIRE(h.call(op, {x, h.integer(-1), col, c, c}).ok());
   CHECK(h.data<int64_t>(c) == std::vector<int64_t>{2, 4, 6});
+  // The middle dim of a contiguous [2, 3, 2] holding 0..11, rows 2 then 0 of
+  // each block: {4, 5, 0, 1} and {10, 11, 6, 7}.
+  auto cube = h.tensor<float>(ScalarType::kFloat, {2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  auto picked = h.out(ScalarType::kFloat, {2, 2, 2});
+  REQUIRE(h.call(op, {cube, h.integer(1), rows, picked, picked}).ok());
+  CHECK(h.data<float>(picked) == std::vector<float>{4, 5, 0, 1, 10, 11, 6, 7});
+  // A 0-dim self takes index 0 only.
+  auto scalar = h.tensor<int64_t>(ScalarType::kLong, {}, {7});
+  auto zero = h.tensor<int64_t>(ScalarType::kLong, {1}, {0});
+  auto s = h.out(ScalarType::kLong, {});
+  REQUIRE(h.call(op, {scalar, h.integer(0), zero, s, s}).ok());
+  CHECK(h.data<int64_t>(s) == std::vector<int64_t>{7});
   auto neg = h.tensor<int64_t>(ScalarType::kLong, {1}, {-1});
   CHECK(failure(h, op, {x, h.integer(0), neg, out, out}) ==
         "aten::index_select.out: index -1 is out of range for dimension 0 of size 3");

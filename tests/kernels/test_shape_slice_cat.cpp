@@ -36,6 +36,15 @@ TEST_CASE("select_copy with negative indices and dims", "[kernels][shape][select
   auto ch = h.out(ScalarType::kFloat, {1, 2, 2});
   REQUIRE(h.call("aten::select_copy.int_out", {cl, h.integer(1), h.integer(1), ch, ch}).ok());
   CHECK(h.data<float>(ch) == std::vector<float>{4, 5, 6, 7});
+  // A middle dim of a contiguous [2, 3, 2] holding 0..11: index 2 of dim 1
+  // is {4, 5} from the first block and {10, 11} from the second.
+  auto cube = h.tensor<int64_t>(ScalarType::kLong, {2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  auto mid = h.out(ScalarType::kLong, {2, 2});
+  REQUIRE(h.call("aten::select_copy.int_out", {cube, h.integer(1), h.integer(2), mid, mid}).ok());
+  CHECK(h.data<int64_t>(mid) == std::vector<int64_t>{4, 5, 10, 11});
+  auto wrong = h.out(ScalarType::kInt, {2, 2});
+  CHECK(failure(h, "aten::select_copy.int_out", {cube, h.integer(1), h.integer(2), wrong, wrong}) ==
+        "aten::select_copy.int_out: out has dtype INT, expected LONG");
 
   const std::string op = "aten::select_copy.int_out";
   CHECK(failure(h, op, {x, h.integer(0), h.integer(-3), row, row}) == "aten::select_copy.int_out: index -3 out of range for size 2");

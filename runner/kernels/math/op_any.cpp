@@ -11,7 +11,8 @@ Status reduce_truth(KernelContext& ctx, const Tensor& self, const DimList& dims,
   if (out.dtype() != ScalarType::kBool && out.dtype() != ScalarType::kByte) {
     return ctx.fail("out must be BOOL or BYTE, not " + dtype_name(out.dtype()));
   }
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, self, dims.dims, dims.all, keepdim));
+  ReducePlan p;
+  ETKIT_TRY(plan_reduction(ctx, self, dims.dims, dims.all, keepdim, p));
   ETKIT_TRY(resize_out(ctx, out, p.out_shape));
   bind_out(p, out);
   auto* result = static_cast<uint8_t*>(out.data());  // BOOL and BYTE both hold 0 or 1

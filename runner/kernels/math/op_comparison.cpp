@@ -53,8 +53,25 @@ KernelFn scalar_compare(Cmp c) {
     ETKIT_ASSIGN_OR_RETURN(Tensor * a, tensor_arg(ctx, *args[0], "self"));
     ETKIT_ASSIGN_OR_RETURN(const EValue* other, scalar_arg(ctx, *args[1], "other"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
+    const ScalarType common = promote_with_scalar(a->dtype(), *other);
+    if (a->is_contiguous() && out->is_contiguous()) {
+      // One flat loop against the scalar, converted as compare_tensors
+      // would read it from a 0-dim tensor of its tag's dtype; building that
+      // tensor and the broadcast made module_model's eq 2.9x ExecuTorch's.
+      ETKIT_TRY(resize_out(ctx, *out, a->sizes()));
+      const ScalarType compute = is_integral(common, false) ? ScalarType::kLong : common;
+      return dispatch_compute(ctx, compute, [&](auto tag) {
+        using CT = decltype(tag);
+        const CT y = other->tag == Tag::kDouble ? static_cast<CT>(other->d)
+                     : other->tag == Tag::kBool ? static_cast<CT>(other->b)
+                                                : static_cast<CT>(other->i);
+        const Reader<CT> ra(*a);
+        const Writer<bool> write(*out);
+        for (int64_t i = 0, n = a->numel(); i < n; ++i) write(i, compare(c, ra(i), y));
+      });
+    }
     const ScalarTensor b(*other);
-    return compare_tensors(ctx, c, *a, b.tensor, promote_with_scalar(a->dtype(), *other), *out);
+    return compare_tensors(ctx, c, *a, b.tensor, common, *out);
   };
 }
 

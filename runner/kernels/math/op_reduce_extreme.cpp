@@ -41,7 +41,8 @@ KernelFn extreme_values(bool max) {
     ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
     ETKIT_TRY(require_same_dtype(ctx, *self, *out));
-    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, dims.dims, dims.all, keepdim));
+    ReducePlan p;
+    ETKIT_TRY(plan_reduction(ctx, *self, dims.dims, dims.all, keepdim, p));
     ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
     bind_out(p, *out);
     ETKIT_TRY(empty_reduction(ctx, p, *self, *out));
@@ -78,7 +79,8 @@ KernelFn extreme_index(bool max) {
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
     if (out->dtype() != ScalarType::kLong) return ctx.fail("out must be LONG, not " + dtype_name(out->dtype()));
     if (self->dtype() == ScalarType::kBool) return ctx.fail("self dtype BOOL is not supported");
-    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, dims.dims, dims.all, keepdim));
+    ReducePlan p;
+    ETKIT_TRY(plan_reduction(ctx, *self, dims.dims, dims.all, keepdim, p));
     if (dims.all && self->numel() == 0) return ctx.fail("cannot reduce an empty tensor");
     ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
     bind_out(p, *out);
@@ -119,7 +121,8 @@ KernelFn extreme_with_index(bool max) {
       return ctx.fail("indices must be LONG, not " + dtype_name(indices->dtype()));
     }
     const int64_t dims[1] = {dim};
-    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, dims, false, keepdim));
+    ReducePlan p;
+    ETKIT_TRY(plan_reduction(ctx, *self, dims, false, keepdim, p));
     const int64_t empty = empty_reduced_dim(p, *self);
     if (empty >= 0) return ctx.fail("cannot reduce dim " + std::to_string(empty) + " of size 0");
     ETKIT_TRY(resize_out(ctx, *values, p.out_shape));
@@ -127,7 +130,7 @@ KernelFn extreme_with_index(bool max) {
     ReducePlan index_plan = p;  // the same dims, with the indices' strides
     bind_out(p, *values);
     bind_out(index_plan, *indices);
-    const StrideTable<3> strides = {p.kept_out, index_plan.kept_out, p.kept_in};
+    const StrideTable<3> strides = stride_table<3>({&p.kept_out, &index_plan.kept_out, &p.kept_in});
     return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
       using CT = decltype(tag);
       const Reader<CT> read(*self);
@@ -160,7 +163,8 @@ KernelFn extreme_of_all(bool max) {
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
     ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
     if (self->numel() == 0) return ctx.fail("cannot reduce an empty tensor");
-    ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, *self, {}, true, false));
+    ReducePlan p;
+    ETKIT_TRY(plan_reduction(ctx, *self, {}, true, false, p));
     ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
     return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
       using CT = decltype(tag);

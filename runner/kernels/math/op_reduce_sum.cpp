@@ -22,15 +22,65 @@ Result<std::optional<ScalarType>> checked_dtype(KernelContext& ctx, const EValue
   return dtype;
 }
 
-Result<ReducePlan> prepare(KernelContext& ctx, const Tensor& self, const DimList& dims, bool keepdim, Tensor& out) {
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, plan_reduction(ctx, self, dims.dims, dims.all, keepdim));
+Status prepare(KernelContext& ctx, const Tensor& self, const DimList& dims, bool keepdim, Tensor& out, ReducePlan& p) {
+  ETKIT_TRY(plan_reduction(ctx, self, dims.dims, dims.all, keepdim, p));
   ETKIT_TRY(resize_out(ctx, out, p.out_shape));
   bind_out(p, out);
-  return p;
+  return {};
+}
+
+// Contiguous self and out of the accumulator's own dtype whose reduced dims
+// are adjacent: self is [outer, count, inner] and out [outer, inner]. Each
+// output is still summed from 0 in increasing order of the reduced index,
+// the generic loop's order, so the bits are the same; the generic loop
+// pays a strided walk per output (18 ns each on dnf_training's [1, 100]
+// over dim 0, 3x ExecuTorch's portable kernel).
+template <typename ACC>
+bool sum_contiguous_block(const Tensor& self, const ReducePlan& p, Tensor& out, bool mean) {
+  if (self.dtype() != native_dtype<ACC>() || out.dtype() != self.dtype() || !self.is_contiguous() ||
+      !out.is_contiguous()) {
+    return false;
+  }
+  size_t first = p.rank, last = 0;
+  for (size_t d = 0; d < p.rank; ++d) {
+    if (p.reduced[d]) {
+      first = std::min(first, d);
+      last = d;
+    }
+  }
+  if (first == p.rank) return false;  // a 0-dim self: the generic loop
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < p.rank; ++d) {
+    if (d < first) outer *= self.size(d);
+    else if (d > last) inner *= self.size(d);
+    else if (!p.reduced[d]) return false;  // reduced dims not adjacent
+  }
+  const ACC* x = self.data_as<ACC>();
+  ACC* y = out.data_as<ACC>();
+  const int64_t count = p.count;
+  const ACC divisor = static_cast<ACC>(count);
+  for (int64_t a = 0; a < outer; ++a, x += count * inner, y += inner) {
+    if (inner == 1) {
+      ACC acc = 0;
+      for (int64_t r = 0; r < count; ++r) acc += x[r];
+      y[0] = mean ? acc / divisor : acc;
+      continue;
+    }
+    for (int64_t b = 0; b < inner; ++b) y[b] = 0;
+    for (int64_t r = 0; r < count; ++r) {
+      const ACC* row = x + r * inner;
+      for (int64_t b = 0; b < inner; ++b) y[b] += row[b];
+    }
+    if (mean) {
+      for (int64_t b = 0; b < inner; ++b) y[b] = y[b] / divisor;  // an empty mean is 0/0 = NaN
+    }
+  }
+  return true;
 }
 
 // out = sum (or sum / count for the mean) of each folded group.
 Status sum_into(KernelContext& ctx, const Tensor& self, const ReducePlan& p, Tensor& out, bool mean) {
+  if (sum_contiguous_block<float>(self, p, out, mean) || sum_contiguous_block<double>(self, p, out, mean)) return {};
   if (out.dtype() == ScalarType::kBool) {  // a BOOL sum is an "any"
     const Writer<bool> write(out);
     for_each_output(p, [&](int64_t o, int64_t base) {
@@ -74,7 +124,8 @@ Status sum_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(std::optional<ScalarType> dtype, checked_dtype(ctx, *args[3], *out));
   // With a dtype, self is converted to it first; otherwise out must hold self's values.
   if (!dtype) ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *out, p));
   return sum_into(ctx, *self, p, *out, false);
 }
 
@@ -97,7 +148,8 @@ Status mean_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
   ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[3], *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *out, p));
   return sum_into(ctx, *self, p, *out, true);
 }
 
@@ -106,7 +158,8 @@ Status mean_dtype_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[1], *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{{}, true}, false, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, DimList{{}, true}, false, *out, p));
   return sum_into(ctx, *self, p, *out, true);
 }
 
@@ -115,7 +168,8 @@ Status mean_dtype_out(KernelContext& ctx, std::span<EValue* const> args) {
 Status variance(KernelContext& ctx, const Tensor& self, const DimList& dims, double correction, bool keepdim, Tensor& out) {
   ETKIT_TRY(require_floating(ctx, self, "self"));
   ETKIT_TRY(require_floating(ctx, out, "out"));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, self, dims, keepdim, out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, self, dims, keepdim, out, p));
   const double denominator = double(p.count) - correction;
   return dispatch_compute(ctx, out.dtype(), [&](auto tag) {
     using ACC = decltype(tag);
@@ -188,12 +242,13 @@ Status var_mean_correction_out(KernelContext& ctx, std::span<EValue* const> args
   if (mean->dtype() != var->dtype()) {
     return ctx.fail("out1 dtype " + dtype_name(mean->dtype()) + " differs from out0 dtype " + dtype_name(var->dtype()));
   }
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, dims, keepdim, *var));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *var, p));
   ReducePlan mean_plan = p;
   ETKIT_TRY(resize_out(ctx, *mean, p.out_shape));
   bind_out(mean_plan, *mean);
   const double divisor = std::max(double(p.count) - correction, 0.0);
-  const StrideTable<3> strides = {p.kept_out, mean_plan.kept_out, p.kept_in};
+  const StrideTable<3> strides = stride_table<3>({&p.kept_out, &mean_plan.kept_out, &p.kept_in});
   return dispatch_compute(ctx, var->dtype(), [&](auto tag) {
     using ACC = decltype(tag);
     if constexpr (std::is_floating_point_v<ACC>) {
@@ -287,7 +342,8 @@ Status prod_int_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
   ETKIT_TRY(check_prod_dtypes(ctx, *self, *args[3], *out));
   const int64_t dims[1] = {dim};
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{dims, false}, keepdim, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, DimList{dims, false}, keepdim, *out, p));
   return prod_into(ctx, *self, p, *out);
 }
 
@@ -296,7 +352,8 @@ Status prod_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   ETKIT_TRY(check_prod_dtypes(ctx, *self, *args[1], *out));
-  ETKIT_ASSIGN_OR_RETURN(ReducePlan p, prepare(ctx, *self, DimList{{}, true}, false, *out));
+  ReducePlan p;
+  ETKIT_TRY(prepare(ctx, *self, DimList{{}, true}, false, *out, p));
   return prod_into(ctx, *self, p, *out);
 }
 

@@ -1,6 +1,8 @@
 // aten::where.self_out: out = condition ? self : other, the three inputs
 // broadcast together. condition is BOOL (or BYTE); the values are promoted
 // to a common dtype that out must be able to hold.
+#include <algorithm>
+
 #include "runner/kernels/math/math_kernels.h"
 #include "runner/kernels/math/math_util.h"
 
@@ -21,6 +23,25 @@ Status where_self_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_TRY(check_can_store(ctx, *common, *out));
   ETKIT_ASSIGN_OR_RETURN(Shape shape, broadcast_shape3(ctx, *cond, *a, *b));
   ETKIT_TRY(resize_out(ctx, *out, shape));
+  // A contiguous out whose operands are each either contiguous in out's
+  // shape or a single element (module_model's where(BOOL[1], FLOAT[],
+  // FLOAT[1])): one flat loop, without the 512-byte stride table.
+  const auto flat_step = [&](const Tensor& t) -> int64_t {
+    if (t.numel() == 1) return 0;
+    const auto sizes = t.sizes();
+    const bool same = t.is_contiguous() && std::equal(sizes.begin(), sizes.end(), shape.begin(), shape.end());
+    return same ? 1 : -1;
+  };
+  const int64_t sc = flat_step(*cond), sa = flat_step(*a), sb = flat_step(*b);
+  if (out->is_contiguous() && sc >= 0 && sa >= 0 && sb >= 0) {
+    const auto* flags = static_cast<const uint8_t*>(cond->data());
+    return dispatch_compute(ctx, *common, [&](auto tag) {
+      using CT = decltype(tag);
+      const Reader<CT> ra(*a), rb(*b);
+      const Writer<CT> write(*out);
+      for (int64_t i = 0, n = out->numel(); i < n; ++i) write(i, flags[i * sc] ? ra(i * sa) : rb(i * sb));
+    });
+  }
   const StrideTable<4> strides = {strides_of(*out), broadcast_strides(*cond, shape), broadcast_strides(*a, shape),
                                   broadcast_strides(*b, shape)};
   const auto* c = static_cast<const uint8_t*>(cond->data());

@@ -17,6 +17,13 @@ Status copy_same_shape(KernelContext& ctx, const Tensor& self, Tensor& out, bool
     if (out.data() != self.data() && out.nbytes() > 0) std::memmove(out.data(), self.data(), out.nbytes());
     return {};
   }
+  // A conversion between contiguous tensors (yolox's float -> int64
+  // _to_copy): the elements in order, without building views.
+  if (self.is_contiguous() && out.is_contiguous() &&
+      convert_elements(static_cast<uint8_t*>(out.data()), out.dtype(), static_cast<const uint8_t*>(self.data()),
+                       self.dtype(), self.numel())) {
+    return {};
+  }
   return copy_view(ctx, View::of(out), View::of(self));
 }
 

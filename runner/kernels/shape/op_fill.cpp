@@ -15,7 +15,11 @@ Status fill_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes,
                 std::string_view what) {
   ETKIT_ASSIGN_OR_RETURN(ElementBytes bytes, scalar_bytes(ctx, value, out.dtype(), what));
   ETKIT_TRY(resize_out(ctx, out, sizes));
-  fill_view(View::of(out), bytes);
+  if (out.is_contiguous()) {
+    fill_elements(static_cast<uint8_t*>(out.data()), out.numel(), out.element_size(), bytes);  // no view to build
+  } else {
+    fill_view(View::of(out), bytes);
+  }
   return {};
 }
 
@@ -126,11 +130,25 @@ Status arange(KernelContext& ctx, const EValue& start_v, const EValue& end_v, co
   ETKIT_TRY(resize_out(ctx, out, sizes));
   const ScalarType type = out.dtype();
   const int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
+  // store_as's conversions, with the dtype dispatched once rather than per
+  // element (which made yolox's 26-element aranges 3.8x ExecuTorch's).
+  auto fill = [&](auto value_of) {
+    dispatch_all_types(type, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+          store_from_double<T>(out.data(), i * stride, double(value_of(i)));
+        } else {
+          static_cast<T*>(out.data())[i * stride] = static_cast<T>(value_of(i));
+        }
+      }
+    });
+  };
   if (is_floating(type)) {
-    for (int64_t i = 0; i < n; ++i) store_as<double>(type, out.data(), i * stride, start + double(i) * step);
+    fill([&](int64_t i) { return start + double(i) * step; });
   } else {
     const int64_t s = int64_t(start), st = int64_t(step);
-    for (int64_t i = 0; i < n; ++i) store_as<int64_t>(type, out.data(), i * stride, s + i * st);
+    fill([&](int64_t i) { return s + i * st; });
   }
   return {};
 }

@@ -13,6 +13,12 @@ namespace {
 Status reshape_into(KernelContext& ctx, const Tensor& self, std::span<const int64_t> sizes, Tensor& out) {
   ETKIT_TRY(check_same_dtype(ctx, self, out));
   ETKIT_TRY(resize_out(ctx, out, sizes));
+  // Both contiguous (nearly always): the bytes in order, without building
+  // views, which cost more than the copy on the fixtures' small tensors.
+  if (self.is_contiguous() && out.is_contiguous() && out.numel() == self.numel()) {
+    if (out.data() != self.data() && out.nbytes() > 0) std::memmove(out.data(), self.data(), out.nbytes());
+    return {};
+  }
   return copy_view(ctx, View::of(out), View::of(self));
 }
 

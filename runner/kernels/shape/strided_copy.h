@@ -41,6 +41,11 @@ struct View {
 // destination; half/bfloat16 via float, bool as != 0).
 Status copy_view(KernelContext& ctx, const View& dst, const View& src);
 
+// copy_view's conversion of `n` consecutive elements from dtype `from` at
+// src to dtype `to` at dst, without views; false, having written nothing,
+// when a dtype is not one copy_view converts.
+bool convert_elements(uint8_t* dst, ScalarType to, const uint8_t* src, ScalarType from, int64_t n);
+
 // The same-dtype core of copy_view without views: copies every index of
 // `sizes` from src + sum index[d] * src_strides[d] elements to dst + sum
 // index[d] * dst_strides[d] (strides in elements, pointers at element 0).
@@ -64,5 +69,8 @@ Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, Scala
 
 // Writes `value` into every element of dst.
 void fill_view(const View& dst, const ElementBytes& value);
+// The same on `n` consecutive elements of `element_size` bytes at p (a
+// contiguous tensor's data).
+void fill_elements(uint8_t* p, int64_t n, size_t element_size, const ElementBytes& value);
 
 }  // namespace etkit::rt::kernels
