@@ -1,11 +1,14 @@
 // aten::convolution.out: hand-worked tiny cases, a sweep against a direct
 // six-loop reference written here (stride, padding, dilation, groups, bias,
 // 1-D, batches, channels-last input and out), and every error message.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
 #include "runner/kernels/linalg/copy_stride2.h"
+#include "runner/kernels/linalg/depthwise.h"
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;
@@ -404,6 +407,61 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
     for (int pad = 0; pad <= 2; ++pad) {
       run_case({1, 2, 7, w, 2, 3, 3, 2, 2, pad, pad, 1, 1, 2, pad != 1, false, false, false});
       run_case({1, 2, 11, w, 2, 3, 3, 3, 2, 1, pad, 2, 1, 2, pad == 1, false, false, false});
+    }
+  }
+}
+
+// The 3x3 stride-2 plane loop starts its loads one column on when that
+// puts them on 32-byte boundaries, so where a plane lies in memory picks
+// the path: each plane here runs at every float offset from a 64-byte
+// boundary (both paths, at every padding), rows of one vector or less
+// (only the last vector, masked), of five to eight (pairs of whole-row
+// blocks, an odd row count leaving a lone row) and of more, against a
+// double-precision reference of the taps inside the input.
+TEST_CASE("depthwise planes, 3x3 at stride 2, at every offset from a 64-byte boundary", "[kernels][linalg][conv]") {
+  using etkit::rt::kernels::linalg::DepthwiseWindow;
+  std::vector<float> buffer(150 * 150 + 64), scratch;
+  float* base = buffer.data();
+  while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
+  const auto x = random_floats(150 * 150, 21);
+  const auto wt = random_floats(9, 22);
+  const float bias = 0.375f;
+  for (int w : {1, 2, 5, 15, 16, 17, 33, 66, 67, 80, 112, 113, 114, 128, 129, 150}) {
+    for (int h : {3, 7, 8}) {
+      for (int pad = 0; pad <= 3; ++pad) {
+        if (w + 2 * pad < 3) continue;
+        const DepthwiseWindow g{h, w, (h + 2 * pad - 3) / 2 + 1, (w + 2 * pad - 3) / 2 + 1, 3, 3, 2, 2, pad, pad, 1, 1};
+        std::vector<double> ref(size_t(g.oh * g.ow)), magnitude(ref.size());
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            double sum = bias, mag = std::fabs(bias);
+            for (int ky = 0; ky < 3; ++ky) {
+              for (int kx = 0; kx < 3; ++kx) {
+                const int64_t y = oy * 2 - pad + ky, c = ox * 2 - pad + kx;
+                if (y < 0 || y >= h || c < 0 || c >= w) continue;
+                const double t = double(wt[size_t(ky * 3 + kx)]) * x[size_t(y * w + c)];
+                sum += t;
+                mag += std::fabs(t);
+              }
+            }
+            ref[size_t(oy * g.ow + ox)] = sum;
+            magnitude[size_t(oy * g.ow + ox)] = mag;
+          }
+        }
+        for (int off = 0; off < 8; ++off) {
+          INFO("w " << w << " h " << h << " pad " << pad << " offset " << off);
+          // Columns around the plane hold NaN: a read outside the input
+          // row that is not masked shows in the outputs.
+          std::fill(buffer.begin(), buffer.end(), std::nanf(""));
+          std::copy(x.begin(), x.begin() + h * w, base + off);
+          std::vector<float> got(ref.size() + 8, -7.0f);
+          etkit::rt::kernels::linalg::depthwise_plane(g, base + off, w, 1, wt.data(), bias, got.data(), g.ow, 1, scratch);
+          // Nothing written past the plane's last output.
+          CHECK(std::all_of(got.end() - 8, got.end(), [](float v) { return v == -7.0f; }));
+          got.resize(ref.size());
+          CHECK(count_outside_rounding(got, ref, magnitude) == 0);
+        }
+      }
     }
   }
 }

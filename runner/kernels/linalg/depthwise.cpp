@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "runner/kernels/linalg/cpu.h"
@@ -61,6 +62,19 @@ struct Ops : vec::Avx2 {
   // even_next broadcasts it from memory.
   static V even_next_from(V e, V lo_next) {
     return _mm256_permutevar8x32_ps(_mm256_blend_ps(e, lo_next, 0x01), _mm256_setr_epi32(1, 4, 3, 6, 5, 2, 7, 0));
+  }
+  // odd(lo, hi) of the 16 columns two back, in the same lane order, from
+  // o = odd(lo, hi) and the column before the 16: lane l takes the lane
+  // holding the previous output's column, the first lane the column
+  // before. odd_prev_from takes that column from the previous pair's hi
+  // (its lane 7, put where o's column 15 was, which no lane of the result
+  // takes); odd_prev broadcasts it from memory.
+  static V odd_prev_from(V o, V hi_prev) {
+    return _mm256_permutevar8x32_ps(_mm256_blend_ps(o, hi_prev, 0x80), _mm256_setr_epi32(7, 0, 5, 2, 1, 4, 3, 6));
+  }
+  static V odd_prev(V o, const float* before) {
+    return _mm256_blend_ps(_mm256_permutevar8x32_ps(o, _mm256_setr_epi32(7, 0, 5, 2, 1, 4, 3, 6)),
+                           _mm256_broadcast_ss(before), 0x01);
   }
   static V even_next(V e, const float* after) {
     return _mm256_blend_ps(_mm256_permutevar8x32_ps(e, _mm256_setr_epi32(1, 4, 3, 6, 5, 2, 7, 0)),
