@@ -31,9 +31,14 @@ struct Loaded {
   std::unique_ptr<LoadedMethod> method;
 };
 
-// The program, loaded with the portable kernels and its float input 0 set
-// to a pattern of mixed signs; an error message when that fails.
-Result<std::unique_ptr<Loaded>> load_fixture(const std::string& relative) {
+// What input 0 holds: a pattern of mixed signs, pseudo-random floats
+// (data-dependent branches mispredict on these), or all ones (et-run's
+// default input).
+enum class Fill { kPattern, kRandom, kOnes };
+
+// The program, loaded with the portable kernels and its float input 0
+// filled as `fill` says; an error message when that fails.
+Result<std::unique_ptr<Loaded>> load_fixture(const std::string& relative, Fill fill) {
   const std::string path = fixture_path(relative);
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error(path, "fixture not found (set ETKIT_FIXTURES)");
@@ -45,7 +50,13 @@ Result<std::unique_ptr<Loaded>> load_fixture(const std::string& relative) {
   ETKIT_ASSIGN_OR_RETURN(out->method, load_method(out->program, "forward", options));
   const Tensor& in = *out->method->input(0).tensor;
   std::vector<float> values(size_t(in.numel()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = float(int64_t(i * 2654435761u % 2001) - 1000) / 250.0f;
+  uint32_t state = 7;
+  for (size_t i = 0; i < values.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    values[i] = fill == Fill::kOnes     ? 1.0f
+                : fill == Fill::kRandom ? float(state >> 8) / float(1 << 24) * 2.0f - 1.0f
+                                        : float(int64_t(i * 2654435761u % 2001) - 1000) / 250.0f;
+  }
   const std::vector<int32_t> sizes(in.sizes().begin(), in.sizes().end());
   ETKIT_TRY(out->method->set_input_tensor(
       0, ScalarType::kFloat, sizes, ByteSpan(reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4)));
@@ -54,8 +65,8 @@ Result<std::unique_ptr<Loaded>> load_fixture(const std::string& relative) {
 
 // bytes: what the operator must read and write once (the roofline bound's
 // numerator), reported as a rate next to the time.
-void run_fixture(benchmark::State& state, const std::string& relative, double bytes) {
-  auto loaded = load_fixture(relative);
+void run_fixture(benchmark::State& state, const std::string& relative, double bytes, Fill fill = Fill::kPattern) {
+  auto loaded = load_fixture(relative, fill);
   if (!loaded) {
     state.SkipWithError(loaded.error().describe().c_str());
     return;
@@ -75,6 +86,17 @@ void BM_MaxPool2dFixture(benchmark::State& state) {
   run_fixture(state, "pte/maxpool2d.pte", 64.0 * 112 * 112 * 4 + 64.0 * 56 * 56 * (4 + 8));
 }
 BENCHMARK(BM_MaxPool2dFixture)->Unit(benchmark::kMicrosecond);
+
+// The same on uniform random input in [-1, 1) and on all ones: the kernel's
+// time must not depend on the data.
+void BM_MaxPool2dFixtureRandom(benchmark::State& state) {
+  run_fixture(state, "pte/maxpool2d.pte", 64.0 * 112 * 112 * 4 + 64.0 * 56 * 56 * (4 + 8), Fill::kRandom);
+}
+BENCHMARK(BM_MaxPool2dFixtureRandom)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dFixtureOnes(benchmark::State& state) {
+  run_fixture(state, "pte/maxpool2d.pte", 64.0 * 112 * 112 * 4 + 64.0 * 56 * 56 * (4 + 8), Fill::kOnes);
+}
+BENCHMARK(BM_MaxPool2dFixtureOnes)->Unit(benchmark::kMicrosecond);
 
 // _softmax.out on [2, 4096] along the last dim: 32 KiB in, 32 KiB out.
 void BM_SoftmaxFixture(benchmark::State& state) { run_fixture(state, "pte/softmax.pte", 2.0 * 2 * 4096 * 4); }

@@ -1,5 +1,6 @@
 // aten::max_pool2d_with_indices.out, aten::avg_pool2d.out and
 // aten::_adaptive_avg_pool2d.out on tiny literal images, results by hand.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -389,6 +390,110 @@ TEST_CASE("max_pool2d_with_indices: clipped windows match the definition on odd 
           CHECK(h.data<int32_t>(out) == want_i);
           CHECK(h.data<int64_t>(idx) == want_i_idx);
         }
+      }
+    }
+  }
+}
+
+namespace {
+
+// Pooling with separate row and column parameters, straight from the
+// definition: taps in row-major order, a tap replaces the running maximum
+// when it is greater or NaN (so the first of tied maxima and the last NaN
+// win), the first in-bounds position when nothing beats -inf.
+struct Pool2d {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  bool ceil;
+};
+
+int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;  // the window does not fit
+  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+  if (ceil && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+void reference_pool2d(const std::vector<float>& x, int64_t planes, int64_t h, int64_t w, const Pool2d& g,
+                      std::vector<float>& out, std::vector<int64_t>& idx) {
+  const int64_t oh = pooled(h, g.kh, g.sh, g.ph, g.dh, g.ceil), ow = pooled(w, g.kw, g.sw, g.pw, g.dw, g.ceil);
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t where = -1;
+        for (int64_t ky = 0; ky < g.kh; ++ky) {
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            const int64_t y = oy * g.sh - g.ph + ky * g.dh, xx = ox * g.sw - g.pw + kx * g.dw;
+            if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+            if (where < 0) where = y * w + xx;
+            const float v = x[size_t(pl * h * w + y * w + xx)];
+            if (v > best || std::isnan(v)) {
+              best = v;
+              where = y * w + xx;
+            }
+          }
+        }
+        out.push_back(best);
+        idx.push_back(where);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("max_pool2d_with_indices: float rows of every width match the definition", "[kernels][linalg][pool]") {
+  // The float path with unit column strides (vectorised where the CPU has
+  // AVX2; the scalar path under ETKIT_NO_AVX2=1, ctest kernels.baseline-isa)
+  // over widths 1..40, so that every split of a row into vector blocks and
+  // clipped edges occurs. Values: few distinct ones (ties), NaNs and -inf;
+  // and a plane of equal values.
+  uint32_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  const std::vector<Pool2d> windows = {
+      {3, 3, 2, 2, 1, 1, 1, 1, false}, {3, 3, 1, 1, 0, 0, 1, 1, false}, {2, 3, 1, 3, 1, 1, 2, 1, true},
+      {3, 2, 3, 2, 0, 1, 1, 2, false}, {1, 1, 2, 2, 0, 0, 1, 1, true},  {3, 3, 2, 1, 1, 0, 2, 2, true},
+      {2, 2, 2, 2, 0, 0, 1, 1, false}, {3, 3, 3, 3, 1, 1, 1, 1, true},  {3, 3, 2, 2, 0, 1, 1, 2, true},
+      {5, 4, 2, 2, 2, 2, 1, 1, false}, {2, 3, 3, 3, 0, 1, 1, 2, true},
+  };
+  for (int64_t W = 1; W <= 40; ++W) {
+    const int64_t H = 3 + W % 5, planes = 2;
+    std::vector<float> random, equal(size_t(planes * H * W), 1.5f);
+    for (int64_t i = 0; i < planes * H * W; ++i) {
+      const uint32_t r = next() % 64;
+      random.push_back(r == 0 ? std::nanf("") : r == 1 ? -std::numeric_limits<float>::infinity() : float(r % 7) - 3);
+    }
+    for (const Pool2d& g : windows) {
+      if (pooled(H, g.kh, g.sh, g.ph, g.dh, g.ceil) < 1 || pooled(W, g.kw, g.sw, g.pw, g.dw, g.ceil) < 1) continue;
+      const int oh = int(pooled(H, g.kh, g.sh, g.ph, g.dh, g.ceil)), ow = int(pooled(W, g.kw, g.sw, g.pw, g.dw, g.ceil));
+      for (const auto* values : {&random, &equal}) {
+        INFO("W=" << W << " H=" << H << " k=" << g.kh << "x" << g.kw << " s=" << g.sh << "," << g.sw << " p=" << g.ph
+                  << "," << g.pw << " d=" << g.dh << "," << g.dw << " ceil=" << g.ceil
+                  << (values == &equal ? " equal" : " random"));
+        std::vector<float> want;
+        std::vector<int64_t> want_idx;
+        reference_pool2d(*values, planes, H, W, g, want, want_idx);
+        // A window of padding only (W = 1 with dilated taps on both sides)
+        // has no position in the input to report; the earlier test pins it.
+        if (std::find(want_idx.begin(), want_idx.end(), -1) != want_idx.end()) continue;
+        KernelHarness h;
+        auto x = h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, *values);
+        auto out = h.out(ScalarType::kFloat, {1, int(planes), oh, ow});
+        auto idx = h.out(ScalarType::kLong, {1, int(planes), oh, ow});
+        REQUIRE(max_pool(h, x, {g.kh, g.kw}, {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, g.ceil, out, idx).ok());
+        const auto got = h.data<float>(out);
+        REQUIRE(got.size() == want.size());
+        size_t mismatches = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+          const bool same = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
+          mismatches += same ? 0 : 1;
+        }
+        CHECK(mismatches == 0);
+        CHECK(h.data<int64_t>(idx) == want_idx);
       }
     }
   }

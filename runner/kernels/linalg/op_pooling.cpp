@@ -9,6 +9,8 @@
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/elementwise.h"
 #include "runner/kernels/linalg/linalg_util.h"
+#include "runner/kernels/linalg/cpu.h"
+#include "runner/kernels/linalg/vec_f32.h"
 
 namespace etkit::rt::kernels::linalg {
 namespace {
@@ -201,8 +203,160 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
   }
 }
 
+#ifdef ETKIT_VEC_X86
+// Float planes with unit column strides, eight outputs of a row per vector.
+// Each lane visits its window's taps in the scalar path's order with the
+// same rule (take a tap that is greater or NaN), so values and indices are
+// identical to it; compares and blends replace the select, which GCC turns
+// into branches that mispredict on random data. Indices are carried as
+// int32 (the caller checks that a plane has fewer than 2^31 elements) and
+// widened at the store.
+ETKIT_AVX2_FMA_BEGIN
+namespace avx2 {
+
+// Lanes x, x + s, ..., x + 7s of a row. Stride 2 reads one float past the
+// last lane; the caller keeps that inside the row.
+template <int Stride>
+inline __m256 load_strided(const float* p, __m256i gather_offsets) {
+  if constexpr (Stride == 1) {
+    return _mm256_loadu_ps(p);
+  } else if constexpr (Stride == 2) {
+    const __m256 evens = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), _MM_SHUFFLE(3, 1, 2, 0)));
+  } else {
+    return _mm256_i32gather_ps(p, gather_offsets, 4);
+  }
+}
+
+inline void store_indices(int64_t* p, __m256i idx) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(idx)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(idx, 1)));
+}
+
+// Outputs [ox, ox + 8 * Vectors) of row oy: every window lies whole inside
+// the row (and, for stride 2, the float after the last lane's last tap
+// too). Each vector's compare-and-blend chain waits on its previous blend;
+// two vectors in flight overlap their chains.
+template <int Stride, int Vectors>
+inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t ox,
+                  float* values, int64_t* indices) {
+  const int64_t xa = ox * w.sw - w.pw;
+  const __m256i lanes = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(w.sw)));
+  const int32_t vector_step = int32_t(8 * w.sw);
+  __m256 best[Vectors];
+  __m256i best_idx[Vectors];
+  for (int v = 0; v < Vectors; ++v) {
+    best[v] = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    best_idx[v] = _mm256_add_epi32(_mm256_set1_epi32(int32_t(rows.first * in_w + xa) + v * vector_step), lanes);
+  }
+  for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+    const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+    const float* row = plane + y * in_sy;
+    for (int64_t kx = 0; kx < w.kw; ++kx) {
+      const int64_t x = xa + kx * w.dw;
+      const __m256i idx0 = _mm256_add_epi32(_mm256_set1_epi32(int32_t(y * in_w + x)), lanes);
+      for (int v = 0; v < Vectors; ++v) {
+        const __m256 t = load_strided<Stride>(row + x + v * vector_step, lanes);
+        const __m256 take = _mm256_or_ps(_mm256_cmp_ps(t, best[v], _CMP_GT_OQ), _mm256_cmp_ps(t, t, _CMP_UNORD_Q));
+        const __m256i idx = _mm256_add_epi32(idx0, _mm256_set1_epi32(v * vector_step));
+        best[v] = _mm256_blendv_ps(best[v], t, take);
+        best_idx[v] =
+            _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best_idx[v]), _mm256_castsi256_ps(idx), take));
+      }
+    }
+  }
+  for (int v = 0; v < Vectors; ++v) {
+    _mm256_storeu_ps(values + 8 * v, best[v]);
+    store_indices(indices + 8 * v, best_idx[v]);
+  }
+}
+
+// The outputs of row oy whose windows the vector blocks cover: [first, end)
+// with end - first a multiple of 8.
+template <int Stride>
+void row_blocks(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t first,
+                int64_t end, float* values, int64_t* indices) {
+  int64_t ox = first;
+  for (; ox + 16 <= end; ox += 16) block<Stride, 2>(plane, in_w, in_sy, w, rows, ox, values + ox, indices + ox);
+  if (ox < end) block<Stride, 1>(plane, in_w, in_sy, w, rows, ox, values + ox, indices + ox);
+}
+
+}  // namespace avx2
+ETKIT_AVX2_FMA_END
+#endif
+
+// Whether max_pool_f32_avx2 takes these tensors: float, unit column strides
+// everywhere, and flat plane indices that fit in int32.
+bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tensor& indices) {
+#ifdef ETKIT_VEC_X86
+  if (!cpu_has_avx2_fma() || input.dtype() != ScalarType::kFloat) return false;
+  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
+  return in.sx == 1 && out.sx == 1 && idx.sx == 1 && in.h * in.w < (int64_t(1) << 31);
+#else
+  (void)input, (void)output, (void)indices;
+  return false;
+#endif
+}
+
+// The vector kernel for the outputs whose windows lie whole inside their
+// row (with room for the stride-2 load's extra float); the scalar path's
+// `single` for the rest of each row.
+void max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+#ifdef ETKIT_VEC_X86
+  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
+  const float* src = input.data_as<float>();
+  float* dst = output.data_as<float>();
+  int64_t* index_out = indices.data_as<int64_t>();
+  // Output columns [lo, hi) have whole windows: lo * sw >= pw, and the last
+  // float read for column ox, ox * sw - pw + (kw - 1) * dw (+1 at stride
+  // 2), is inside the row.
+  const int64_t lo = (w.pw + w.sw - 1) / w.sw;
+  const int64_t reach = (w.kw - 1) * w.dw + (w.sw == 2 ? 1 : 0) - w.pw;  // last read - ox * sw
+  const int64_t hi = in.w - 1 - reach < 0 ? 0 : (in.w - 1 - reach) / w.sw + 1;
+  const int64_t first = std::min(lo, out.w);
+  const int64_t span = std::max<int64_t>(std::min(hi, out.w) - first, 0);
+  const int64_t end = first + span / 8 * 8;
+  for (int64_t n = 0; n < out.n; ++n) {
+    for (int64_t c = 0; c < out.c; ++c) {
+      const float* plane = src + n * in.sn + c * in.sc;
+      float* out_plane = dst + n * out.sn + c * out.sc;
+      int64_t* idx_plane = index_out + n * idx.sn + c * idx.sc;
+      for (int64_t oy = 0; oy < out.h; ++oy) {
+        const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
+        float* values = out_plane + oy * out.sy;
+        int64_t* row_idx = idx_plane + oy * idx.sy;
+        const auto single = [&](int64_t ox) {
+          const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
+          Best<float> best{-std::numeric_limits<float>::infinity(), rows.first * in.w + xs.first};
+          for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+            const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+            const float* row = plane + y * in.sy;
+            for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
+              const int64_t x = xs.first + (kx - xs.begin) * w.dw;
+              best.consider(row[x], y * in.w + x);
+            }
+          }
+          values[ox] = best.value;
+          row_idx[ox] = best.index;
+        };
+        for (int64_t ox = 0; ox < first; ++ox) single(ox);
+        if (w.sw == 1) avx2::row_blocks<1>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
+        else if (w.sw == 2) avx2::row_blocks<2>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
+        else avx2::row_blocks<0>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
+        for (int64_t ox = end; ox < out.w; ++ox) single(ox);
+      }
+    }
+  }
+#else
+  (void)input, (void)w, (void)output, (void)indices;
+#endif
+}
+
 template <typename T>
 void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (vector_max_pool_fits(input, output, indices)) return max_pool_f32_avx2(input, w, output, indices);
+  }
   if (input.dim() > 0 && input.strides().back() == 1) max_pool_planes<T, true>(input, w, output, indices);
   else max_pool_planes<T, false>(input, w, output, indices);
 }
