@@ -271,6 +271,29 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
   }
 }
 
+// One output whose window the padding clips, with the same rule in lane 0
+// of a vector register: compare and blend, no data-dependent branch.
+inline void edge(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t ox,
+                 float* value, int64_t* index) {
+  const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in_w);
+  __m128 best = _mm_set_ss(-std::numeric_limits<float>::infinity());
+  __m128i best_idx = _mm_cvtsi32_si128(int32_t(rows.first * in_w + xs.first));
+  for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+    const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+    const float* row = plane + y * in_sy;
+    for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
+      const int64_t x = xs.first + (kx - xs.begin) * w.dw;
+      const __m128 v = _mm_load_ss(row + x);
+      const __m128 take = _mm_or_ps(_mm_cmpgt_ss(v, best), _mm_cmpunord_ss(v, v));
+      best = _mm_blendv_ps(best, v, take);
+      const __m128 idx = _mm_castsi128_ps(_mm_cvtsi32_si128(int32_t(y * in_w + x)));
+      best_idx = _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(best_idx), idx, take));
+    }
+  }
+  *value = _mm_cvtss_f32(best);
+  *index = _mm_cvtsi128_si32(best_idx);
+}
+
 // The outputs of row oy whose windows the vector blocks cover: [first, end)
 // with end - first a multiple of 8.
 template <int Stride>
@@ -286,12 +309,14 @@ ETKIT_AVX2_FMA_END
 #endif
 
 // Whether max_pool_f32_avx2 takes these tensors: float, unit column strides
-// everywhere, and flat plane indices that fit in int32.
+// everywhere, and flat plane indices that fit in int32 (also the index of
+// a window of padding only, which may name a position one row past the
+// plane).
 bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tensor& indices) {
 #ifdef ETKIT_VEC_X86
   if (!cpu_has_avx2_fma() || input.dtype() != ScalarType::kFloat) return false;
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
-  return in.sx == 1 && out.sx == 1 && idx.sx == 1 && in.h * in.w < (int64_t(1) << 31);
+  return in.sx == 1 && out.sx == 1 && idx.sx == 1 && (in.h + 1) * in.w < (int64_t(1) << 31);
 #else
   (void)input, (void)output, (void)indices;
   return false;
@@ -299,23 +324,26 @@ bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tenso
 }
 
 // The vector kernel for the outputs whose windows lie whole inside their
-// row (with room for the stride-2 load's extra float); the scalar path's
-// `single` for the rest of each row.
+// row; `edge` for the windows the padding clips.
 void max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
 #ifdef ETKIT_VEC_X86
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
   const float* src = input.data_as<float>();
   float* dst = output.data_as<float>();
   int64_t* index_out = indices.data_as<int64_t>();
-  // Output columns [lo, hi) have whole windows: lo * sw >= pw, and the last
-  // float read for column ox, ox * sw - pw + (kw - 1) * dw (+1 at stride
-  // 2), is inside the row.
-  const int64_t lo = (w.pw + w.sw - 1) / w.sw;
-  const int64_t reach = (w.kw - 1) * w.dw + (w.sw == 2 ? 1 : 0) - w.pw;  // last read - ox * sw
-  const int64_t hi = in.w - 1 - reach < 0 ? 0 : (in.w - 1 - reach) / w.sw + 1;
-  const int64_t first = std::min(lo, out.w);
-  const int64_t span = std::max<int64_t>(std::min(hi, out.w) - first, 0);
-  const int64_t end = first + span / 8 * 8;
+  // Output column ox has a whole window when ox * sw >= pw and its last
+  // tap, ox * sw + last, is inside the row; the stride-2 loads read one
+  // float further. Vector blocks cover [first, end); columns [end, whole)
+  // get one gathered block ending at `whole`, so that only windows the
+  // padding clips go through `edge`.
+  const int64_t last = (w.kw - 1) * w.dw - w.pw;
+  const auto columns_until = [&](int64_t reach) {
+    return std::min(in.w - 1 - reach < 0 ? int64_t(0) : (in.w - 1 - reach) / w.sw + 1, out.w);
+  };
+  const int64_t first = std::min((w.pw + w.sw - 1) / w.sw, out.w);
+  const int64_t loadable = columns_until(last + (w.sw == 2 ? 1 : 0)), whole = columns_until(last);
+  const int64_t end = first + std::max<int64_t>(loadable - first, 0) / 8 * 8;
+  const int64_t tail = end < whole && whole - 8 >= first ? whole - 8 : -1;
   for (int64_t n = 0; n < out.n; ++n) {
     for (int64_t c = 0; c < out.c; ++c) {
       const float* plane = src + n * in.sn + c * in.sc;
@@ -325,25 +353,16 @@ void max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Ten
         const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
         float* values = out_plane + oy * out.sy;
         int64_t* row_idx = idx_plane + oy * idx.sy;
-        const auto single = [&](int64_t ox) {
-          const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
-          Best<float> best{-std::numeric_limits<float>::infinity(), rows.first * in.w + xs.first};
-          for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
-            const int64_t y = rows.first + (ky - rows.begin) * w.dh;
-            const float* row = plane + y * in.sy;
-            for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
-              const int64_t x = xs.first + (kx - xs.begin) * w.dw;
-              best.consider(row[x], y * in.w + x);
-            }
-          }
-          values[ox] = best.value;
-          row_idx[ox] = best.index;
-        };
-        for (int64_t ox = 0; ox < first; ++ox) single(ox);
+        for (int64_t ox = 0; ox < first; ++ox) avx2::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
         if (w.sw == 1) avx2::row_blocks<1>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
         else if (w.sw == 2) avx2::row_blocks<2>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
         else avx2::row_blocks<0>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
-        for (int64_t ox = end; ox < out.w; ++ox) single(ox);
+        int64_t ox = end;
+        if (tail >= 0) {  // the last whole windows, gathered; overlapped columns get the same results again
+          avx2::block<0, 1>(plane, in.w, in.sy, w, rows, tail, values + tail, row_idx + tail);
+          ox = tail + 8;
+        }
+        for (; ox < out.w; ++ox) avx2::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
       }
     }
   }
