@@ -1,7 +1,8 @@
 // Portable kernels on the shapes of the fixtures' programs (issue #15): each
 // benchmark loads one single-operator fixture program (maxpool2d.pte,
 // softmax.pte) from ETKIT_FIXTURES (default /work/shared/fixtures), fills its
-// input once with a fixed pattern and times execute(). Skipped with a
+// input once with a fixed pattern (max pooling also with random values and
+// all ones) and times execute(). Skipped with a
 // message when the fixture is absent. Figures: docs/performance.md.
 #include <benchmark/benchmark.h>
 
