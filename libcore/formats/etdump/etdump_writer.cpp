@@ -161,6 +161,19 @@ struct EtDumpWriter::Impl {
   std::array<flatbuffers::uoffset_t, 256> generic_profile_vtables{};
   std::array<flatbuffers::uoffset_t, 64> debug_vtables{};
   flatbuffers::uoffset_t debug_event_vtable = 0;
+  // Where hand_table puts each field, beside each vtable above: a table
+  // and set of present fields always has the same layout, so it is worked
+  // out once (the measuring pass then only needs the size and alignment).
+  struct HandLayout {
+    uint16_t size = 0;  // 0 until worked out
+    uint8_t align = 0;
+    flatbuffers::voffset_t position[16];
+  };
+  std::array<HandLayout, 4> tensor_layouts{};
+  std::array<HandLayout, 256> value_layouts{};
+  std::array<HandLayout, 256> generic_profile_layouts{};
+  std::array<HandLayout, 64> debug_layouts{};
+  HandLayout event_layout, debug_event_layout;
   std::vector<flatbuffers::uoffset_t> hand_vtables;
   std::vector<Offset<fb::RunData>> runs;
   bool block_open = false;
@@ -244,24 +257,29 @@ struct EtDumpWriter::Impl {
   // given order. A measuring writer only takes the room (no byte of the
   // table, its padding, or the vectors and strings before it is written), so
   // the pages of the dump's bulk are touched once, by the writing pass.
-  flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable) {
+  flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable,
+                                    HandLayout& layout) {
     using flatbuffers::voffset_t;
-    size_t ones = 0, fours = 0, eights = 0;
-    for (size_t i = 0; i < count; ++i) {
-      ones += fields[i].size == 1;
-      fours += fields[i].size == 4;
-      eights += fields[i].size == 8;
+    if (layout.size == 0) {
+      size_t ones = 0, fours = 0, eights = 0;
+      for (size_t i = 0; i < count; ++i) {
+        ones += fields[i].size == 1;
+        fours += fields[i].size == 4;
+        eights += fields[i].size == 8;
+      }
+      const size_t padding = (4 - ones % 4) % 4;
+      size_t at1 = 4 + padding, at4 = at1 + ones, at8 = at4 + 4 * fours;
+      for (size_t i = 0; i < count; ++i) {
+        size_t& at = fields[i].size == 1 ? at1 : fields[i].size == 4 ? at4 : at8;
+        layout.position[i] = voffset_t(at);
+        at += fields[i].size;
+      }
+      layout.align = eights != 0 ? 8 : 4;
+      layout.size = uint16_t(4 + padding + ones + 4 * fours + 8 * eights);
     }
-    const size_t padding = (4 - ones % 4) % 4;
-    const size_t size = 4 + padding + ones + 4 * fours + 8 * eights;
-    voffset_t position[16] = {};
-    size_t at1 = 4 + padding, at4 = at1 + ones, at8 = at4 + 4 * fours;
-    for (size_t i = 0; i < count; ++i) {
-      size_t& at = fields[i].size == 1 ? at1 : fields[i].size == 4 ? at4 : at8;
-      position[i] = voffset_t(at);
-      at += fields[i].size;
-    }
-    const size_t table_align = eights != 0 ? 8 : 4;
+    const size_t size = layout.size;
+    const voffset_t* position = layout.position;
+    const size_t table_align = layout.align;
     if (vtable == 0) {
       voffset_t entries[2 + 16] = {};
       size_t slots = 0;
@@ -346,7 +364,8 @@ struct EtDumpWriter::Impl {
     f.offset(2, strides);
     f.scalar(3, 8, uint64_t(t.offset), t.offset != 0);
     // sizes and strides are always there: bits 1 and 2.
-    return Offset<fb::Tensor>(hand_table(f.items, f.count, tensor_vtables[(f.mask & 1) | (f.mask >> 2 & 2)]));
+    return Offset<fb::Tensor>(hand_table(f.items, f.count, tensor_vtables[(f.mask & 1) | (f.mask >> 2 & 2)],
+                                           tensor_layouts[(f.mask & 1) | (f.mask >> 2 & 2)]));
   }
 
   // Int, Float, Double and Bool: one scalar field, left out at its default.
@@ -399,7 +418,7 @@ struct EtDumpWriter::Impl {
     fields.offset(5, d);
     fields.offset(6, b);
     fields.offset(7, o);
-    return Offset<fb::Value>(hand_table(fields.items, fields.count, value_vtables[fields.mask]));
+    return Offset<fb::Value>(hand_table(fields.items, fields.count, value_vtables[fields.mask], value_layouts[fields.mask]));
   }
 
   Offset<flatbuffers::String> string(const std::optional<std::string>& s) {
@@ -421,7 +440,8 @@ struct EtDumpWriter::Impl {
     f.offset(5, metadata);
     f.scalar(6, 8, p.start_time, p.start_time != 0);
     f.scalar(7, 8, p.end_time, p.end_time != 0);
-    return Offset<fb::ProfileEvent>(hand_table(f.items, f.count, generic_profile_vtables[f.mask]));
+    return Offset<fb::ProfileEvent>(hand_table(f.items, f.count, generic_profile_vtables[f.mask],
+                                                 generic_profile_layouts[f.mask]));
   }
 
   Offset<fb::DebugEvent> debug(const DebugEvent& d) {
@@ -435,17 +455,17 @@ struct EtDumpWriter::Impl {
     f.scalar(3, 4, uint32_t(d.delegate_debug_id_int), d.delegate_debug_id_int != -1);
     f.offset(4, id_str);
     f.offset(5, name);
-    return Offset<fb::DebugEvent>(hand_table(f.items, f.count, debug_vtables[f.mask & 63]));
+    return Offset<fb::DebugEvent>(hand_table(f.items, f.count, debug_vtables[f.mask & 63], debug_layouts[f.mask & 63]));
   }
 
   // The Event wrapping one profile or debug event.
   Offset<fb::Event> event_of(Offset<fb::ProfileEvent> p) {
     const HandField field{0, 4, true, p.o};
-    return Offset<fb::Event>(hand_table(&field, 1, event_vtable));
+    return Offset<fb::Event>(hand_table(&field, 1, event_vtable, event_layout));
   }
   Offset<fb::Event> event_of(Offset<fb::DebugEvent> d) {
     const HandField field{2, 4, true, d.o};
-    return Offset<fb::Event>(hand_table(&field, 1, debug_event_vtable));
+    return Offset<fb::Event>(hand_table(&field, 1, debug_event_vtable, debug_event_layout));
   }
 
   Offset<flatbuffers::String> shared_name(std::string_view name) {
