@@ -71,9 +71,14 @@ class Builder : public flatbuffers::FlatBufferBuilder {
 // offsets and their addresses agree modulo the page size, with a page of
 // zeros mapped past its end (writes that must be whole blocks).
 // A second allocation means the builder outgrew the announced size.
+// A writing pass touches every page of the dump, each once, and gives the
+// window behind it back: with 4 KiB pages that is a page fault per 4 KiB
+// written, so its buffer asks for huge pages (one fault per 2 MiB; the
+// kernel falls back to small pages when it has none).
 class MappedAllocator : public flatbuffers::Allocator {
  public:
-  explicit MappedAllocator(uint64_t dump_size = 0, bool aligned = false) : dump_size_(dump_size), aligned_(aligned) {}
+  explicit MappedAllocator(uint64_t dump_size = 0, bool aligned = false, bool huge = false)
+      : dump_size_(dump_size), aligned_(aligned), huge_(huge) {}
   uint8_t* allocate(size_t size) override {
     if (++allocations > 1) return new uint8_t[size];
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
@@ -82,6 +87,9 @@ class MappedAllocator : public flatbuffers::Allocator {
     length_ = shift + size + (aligned_ ? page : 0);
     void* p = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    if (huge_) (void)madvise(p, length_, MADV_HUGEPAGE);  // advice only: small pages work too
+#endif
     mapping_ = static_cast<uint8_t*>(p);
     buffer_ = mapping_ + shift;
     return buffer_;
@@ -99,6 +107,7 @@ class MappedAllocator : public flatbuffers::Allocator {
  private:
   uint64_t dump_size_;
   bool aligned_;
+  bool huge_;
   uint8_t* mapping_ = nullptr;
   uint8_t* buffer_ = nullptr;
   size_t length_ = 0;
@@ -114,7 +123,7 @@ struct EtDumpWriter::Impl {
   enum class Mode { kInMemory, kMeasure, kStream };
   explicit Impl(size_t size_hint) : builder(size_hint) {}
   Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a)
-      : mode(m), allocator(std::make_unique<MappedAllocator>(size, a > 1)), builder(reserve, allocator.get()),
+      : mode(m), allocator(std::make_unique<MappedAllocator>(size, a > 1, m == Mode::kStream)), builder(reserve, allocator.get()),
         stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1) {}
   Mode mode = Mode::kInMemory;
   std::unique_ptr<MappedAllocator> allocator;  // before builder: outlives it
@@ -152,6 +161,19 @@ struct EtDumpWriter::Impl {
   std::array<flatbuffers::uoffset_t, 256> generic_profile_vtables{};
   std::array<flatbuffers::uoffset_t, 64> debug_vtables{};
   flatbuffers::uoffset_t debug_event_vtable = 0;
+  // Where hand_table puts each field, beside each vtable above: a table
+  // and set of present fields always has the same layout, so it is worked
+  // out once (the measuring pass then only needs the size and alignment).
+  struct HandLayout {
+    uint16_t size = 0;  // 0 until worked out
+    uint8_t align = 0;
+    flatbuffers::voffset_t position[16];
+  };
+  std::array<HandLayout, 4> tensor_layouts{};
+  std::array<HandLayout, 256> value_layouts{};
+  std::array<HandLayout, 256> generic_profile_layouts{};
+  std::array<HandLayout, 64> debug_layouts{};
+  HandLayout event_layout, debug_event_layout;
   std::vector<flatbuffers::uoffset_t> hand_vtables;
   std::vector<Offset<fb::RunData>> runs;
   bool block_open = false;
@@ -167,18 +189,40 @@ struct EtDumpWriter::Impl {
     // The runtime leaves `events` out of a block that received none.
     flatbuffers::Offset<flatbuffers::Vector<Offset<fb::Event>>> evs = 0;
     if (block_has_events && mode == Mode::kMeasure) {
-      // CreateVector's layout, its elements not written.
-      builder.StartVector(events.size(), sizeof(flatbuffers::uoffset_t));
-      builder.skip(events.size() * sizeof(flatbuffers::uoffset_t));
-      evs = builder.EndVector(events.size());
+      // CreateVector's layout, nothing written.
+      evs = builder.skip_vector(events.size(), sizeof(flatbuffers::uoffset_t));
     } else if (block_has_events) {
       evs = builder.CreateVector(events);
     }
-    runs.push_back(fb::CreateRunData(builder, block_name, bundled_input_index, allocs, evs));
+    runs.push_back(run_data(allocs, evs));
     allocators.clear();
     events.clear();
     block_has_events = false;
     block_open = false;
+  }
+
+  // Measuring, a block's RunData only takes its room once the generic path
+  // made the vtable for its present fields and starting size modulo 8 (as
+  // scalar_table does), so the measuring pass does not touch a page per
+  // block: all four fields are 4 bytes, so the table is the soffset and the
+  // present fields, 4-aligned.
+  std::array<bool, 16 * 8> run_vtable_made{};
+  Offset<fb::RunData> run_data(Offset<flatbuffers::Vector<Offset<fb::Allocator>>> allocs,
+                               Offset<flatbuffers::Vector<Offset<fb::Event>>> evs) {
+    const bool present[] = {!block_name.IsNull(), bundled_input_index != -1, !allocs.IsNull(), !evs.IsNull()};
+    unsigned mask = 0, fields = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+      mask |= unsigned(present[i]) << i;
+      fields += present[i];
+    }
+    mask = mask * 8 + builder.GetSize() % 8;
+    if (mode != Mode::kMeasure || !run_vtable_made[mask]) {
+      run_vtable_made[mask] = true;
+      return fb::CreateRunData(builder, block_name, bundled_input_index, allocs, evs);
+    }
+    builder.skip_align(sizeof(flatbuffers::uoffset_t));
+    builder.skip((fields + 1) * sizeof(flatbuffers::uoffset_t));
+    return Offset<fb::RunData>(builder.GetSize());
   }
 
   void ensure_block() {
@@ -187,7 +231,8 @@ struct EtDumpWriter::Impl {
 
   void open_block(std::string_view name, int32_t index) {
     close_block();
-    block_name = builder.CreateString(name.data(), name.size());
+    block_name = mode == Mode::kMeasure ? Offset<flatbuffers::String>(builder.skip_string(name.size()))
+                                        : builder.CreateString(name.data(), name.size());
     bundled_input_index = index;
     block_open = true;
   }
@@ -212,24 +257,29 @@ struct EtDumpWriter::Impl {
   // given order. A measuring writer only takes the room (no byte of the
   // table, its padding, or the vectors and strings before it is written), so
   // the pages of the dump's bulk are touched once, by the writing pass.
-  flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable) {
+  flatbuffers::uoffset_t hand_table(const HandField* fields, size_t count, flatbuffers::uoffset_t& vtable,
+                                    HandLayout& layout) {
     using flatbuffers::voffset_t;
-    size_t ones = 0, fours = 0, eights = 0;
-    for (size_t i = 0; i < count; ++i) {
-      ones += fields[i].size == 1;
-      fours += fields[i].size == 4;
-      eights += fields[i].size == 8;
+    if (layout.size == 0) {
+      size_t ones = 0, fours = 0, eights = 0;
+      for (size_t i = 0; i < count; ++i) {
+        ones += fields[i].size == 1;
+        fours += fields[i].size == 4;
+        eights += fields[i].size == 8;
+      }
+      const size_t padding = (4 - ones % 4) % 4;
+      size_t at1 = 4 + padding, at4 = at1 + ones, at8 = at4 + 4 * fours;
+      for (size_t i = 0; i < count; ++i) {
+        size_t& at = fields[i].size == 1 ? at1 : fields[i].size == 4 ? at4 : at8;
+        layout.position[i] = voffset_t(at);
+        at += fields[i].size;
+      }
+      layout.align = eights != 0 ? 8 : 4;
+      layout.size = uint16_t(4 + padding + ones + 4 * fours + 8 * eights);
     }
-    const size_t padding = (4 - ones % 4) % 4;
-    const size_t size = 4 + padding + ones + 4 * fours + 8 * eights;
-    voffset_t position[16] = {};
-    size_t at1 = 4 + padding, at4 = at1 + ones, at8 = at4 + 4 * fours;
-    for (size_t i = 0; i < count; ++i) {
-      size_t& at = fields[i].size == 1 ? at1 : fields[i].size == 4 ? at4 : at8;
-      position[i] = voffset_t(at);
-      at += fields[i].size;
-    }
-    const size_t table_align = eights != 0 ? 8 : 4;
+    const size_t size = layout.size;
+    const voffset_t* position = layout.position;
+    const size_t table_align = layout.align;
     if (vtable == 0) {
       voffset_t entries[2 + 16] = {};
       size_t slots = 0;
@@ -314,7 +364,36 @@ struct EtDumpWriter::Impl {
     f.offset(2, strides);
     f.scalar(3, 8, uint64_t(t.offset), t.offset != 0);
     // sizes and strides are always there: bits 1 and 2.
-    return Offset<fb::Tensor>(hand_table(f.items, f.count, tensor_vtables[(f.mask & 1) | (f.mask >> 2 & 2)]));
+    return Offset<fb::Tensor>(hand_table(f.items, f.count, tensor_vtables[(f.mask & 1) | (f.mask >> 2 & 2)],
+                                           tensor_layouts[(f.mask & 1) | (f.mask >> 2 & 2)]));
+  }
+
+  // Int, Float, Double and Bool: one scalar field, left out at its default.
+  // Built the generic way (its vtable search and all); a measuring writer
+  // only takes the room once the vtable for this table and presence exists
+  // (the generic search would find it), the way EndTable lays the table out:
+  // the field at its own alignment, then the soffset at 4. Otherwise every
+  // debug event's output flag would touch its page in the measuring pass.
+  // EndTable's vtable holds the table's size counted from where it started,
+  // alignment padding before the field included, so the vtable also depends
+  // on the builder's size modulo 8 when the table starts.
+  // `kind`: 0 Int, 2 Float, 4 Double, 6 Bool; + 1 when the field is present.
+  std::array<bool, 8 * 8> scalar_vtable_made{};
+  template <typename Table, typename T, typename Create>
+  Offset<Table> scalar_table(T value, unsigned kind, Create create) {
+    const bool present = !(value == T(0));  // AddElement's test (NaN is present)
+    kind = (kind + present) * 8 + builder.GetSize() % 8;
+    if (mode != Mode::kMeasure || !scalar_vtable_made[kind]) {
+      scalar_vtable_made[kind] = true;
+      return create(builder, value);
+    }
+    if (present) {
+      builder.skip_align(sizeof(T));
+      builder.skip(sizeof(T));
+    }
+    builder.skip_align(sizeof(flatbuffers::soffset_t));
+    builder.skip(sizeof(flatbuffers::soffset_t));
+    return Offset<Table>(builder.GetSize());
   }
 
   Offset<fb::Value> value(const Value& v) {
@@ -325,11 +404,11 @@ struct EtDumpWriter::Impl {
       for (const auto& item : *v.tensor_list) items.push_back(tensor(item));
       list = fb::CreateTensorList(builder, builder.CreateVector(items));
     }
-    auto i = v.int_value ? fb::CreateInt(builder, *v.int_value) : 0;
-    auto f = v.float_value ? fb::CreateFloat(builder, *v.float_value) : 0;
-    auto d = v.double_value ? fb::CreateDouble(builder, *v.double_value) : 0;
-    auto b = v.bool_value ? fb::CreateBool(builder, *v.bool_value) : 0;
-    auto o = v.output ? fb::CreateBool(builder, *v.output) : 0;
+    auto i = v.int_value ? scalar_table<fb::Int>(*v.int_value, 0, fb::CreateInt) : 0;
+    auto f = v.float_value ? scalar_table<fb::Float>(*v.float_value, 2, fb::CreateFloat) : 0;
+    auto d = v.double_value ? scalar_table<fb::Double>(*v.double_value, 4, fb::CreateDouble) : 0;
+    auto b = v.bool_value ? scalar_table<fb::Bool>(*v.bool_value, 6, fb::CreateBool) : 0;
+    auto o = v.output ? scalar_table<fb::Bool>(*v.output, 6, fb::CreateBool) : 0;
     Fields fields;
     fields.scalar(0, 1, uint8_t(v.val), v.val != ValueType::kNull);
     fields.offset(1, t);
@@ -339,7 +418,7 @@ struct EtDumpWriter::Impl {
     fields.offset(5, d);
     fields.offset(6, b);
     fields.offset(7, o);
-    return Offset<fb::Value>(hand_table(fields.items, fields.count, value_vtables[fields.mask]));
+    return Offset<fb::Value>(hand_table(fields.items, fields.count, value_vtables[fields.mask], value_layouts[fields.mask]));
   }
 
   Offset<flatbuffers::String> string(const std::optional<std::string>& s) {
@@ -361,7 +440,8 @@ struct EtDumpWriter::Impl {
     f.offset(5, metadata);
     f.scalar(6, 8, p.start_time, p.start_time != 0);
     f.scalar(7, 8, p.end_time, p.end_time != 0);
-    return Offset<fb::ProfileEvent>(hand_table(f.items, f.count, generic_profile_vtables[f.mask]));
+    return Offset<fb::ProfileEvent>(hand_table(f.items, f.count, generic_profile_vtables[f.mask],
+                                                 generic_profile_layouts[f.mask]));
   }
 
   Offset<fb::DebugEvent> debug(const DebugEvent& d) {
@@ -375,17 +455,17 @@ struct EtDumpWriter::Impl {
     f.scalar(3, 4, uint32_t(d.delegate_debug_id_int), d.delegate_debug_id_int != -1);
     f.offset(4, id_str);
     f.offset(5, name);
-    return Offset<fb::DebugEvent>(hand_table(f.items, f.count, debug_vtables[f.mask & 63]));
+    return Offset<fb::DebugEvent>(hand_table(f.items, f.count, debug_vtables[f.mask & 63], debug_layouts[f.mask & 63]));
   }
 
   // The Event wrapping one profile or debug event.
   Offset<fb::Event> event_of(Offset<fb::ProfileEvent> p) {
     const HandField field{0, 4, true, p.o};
-    return Offset<fb::Event>(hand_table(&field, 1, event_vtable));
+    return Offset<fb::Event>(hand_table(&field, 1, event_vtable, event_layout));
   }
   Offset<fb::Event> event_of(Offset<fb::DebugEvent> d) {
     const HandField field{2, 4, true, d.o};
-    return Offset<fb::Event>(hand_table(&field, 1, debug_event_vtable));
+    return Offset<fb::Event>(hand_table(&field, 1, debug_event_vtable, debug_event_layout));
   }
 
   Offset<flatbuffers::String> shared_name(std::string_view name) {
