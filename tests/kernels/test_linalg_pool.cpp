@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "tests/support/kernel_harness.h"
 
@@ -296,27 +297,38 @@ TEST_CASE("_adaptive_avg_pool2d: overlapping bins, global pooling, errors", "[ke
 
 namespace {
 
-// max_pool2d of one contiguous NCHW plane set, written from PyTorch's
-// definition (every tap tested against the bounds; NaN wins and the last NaN's
-// position is kept; no tap above -inf leaves the first in-bounds tap's
-// position): the reference for the kernel's clipped-window loops.
+// Pooling with separate row and column parameters, straight from the
+// definition: taps in row-major order, a tap replaces the running maximum
+// when it is greater or NaN (so the first of tied maxima and the last NaN
+// win), the first in-bounds position when nothing beats -inf.
+struct Pool2d {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  bool ceil;
+};
+
+int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;  // the window does not fit
+  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+  if (ceil && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
 template <typename T>
-void reference_max_pool(const std::vector<T>& x, int64_t planes, int64_t h, int64_t w, int64_t k, int64_t s,
-                        int64_t p, int64_t d, int64_t oh, int64_t ow, std::vector<T>& out,
-                        std::vector<int64_t>& idx) {
+void reference_pool2d(const std::vector<T>& x, int64_t planes, int64_t h, int64_t w, const Pool2d& g,
+                      std::vector<T>& out, std::vector<int64_t>& idx) {
+  const int64_t oh = pooled(h, g.kh, g.sh, g.ph, g.dh, g.ceil), ow = pooled(w, g.kw, g.sw, g.pw, g.dw, g.ceil);
   for (int64_t pl = 0; pl < planes; ++pl) {
     for (int64_t oy = 0; oy < oh; ++oy) {
       for (int64_t ox = 0; ox < ow; ++ox) {
         T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                       : std::numeric_limits<T>::lowest();
-        int64_t fy = oy * s - p, fx = ox * s - p;
-        while (fy < 0) fy += d;
-        while (fx < 0) fx += d;
-        int64_t where = fy * w + fx;
-        for (int64_t ky = 0; ky < k; ++ky) {
-          for (int64_t kx = 0; kx < k; ++kx) {
-            const int64_t y = oy * s - p + ky * d, xx = ox * s - p + kx * d;
+        int64_t where = -1;
+        for (int64_t ky = 0; ky < g.kh; ++ky) {
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            const int64_t y = oy * g.sh - g.ph + ky * g.dh, xx = ox * g.sw - g.pw + kx * g.dw;
             if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+            if (where < 0) where = y * w + xx;
             const T v = x[size_t(pl * h * w + y * w + xx)];
             bool take = v > best;
             if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
@@ -338,7 +350,7 @@ void reference_max_pool(const std::vector<T>& x, int64_t planes, int64_t h, int6
 TEST_CASE("max_pool2d_with_indices: clipped windows match the definition on odd sizes", "[kernels][linalg][pool]") {
   // 2 planes of 7x9 with ties, negatives and (float) NaNs, under every
   // mix of kernel 3/2, stride 1/2, padding 0/1, dilation 1/2, contiguous and
-  // channels-last input; expected from reference_max_pool above.
+  // channels-last input; expected from reference_pool2d above.
   const int64_t H = 7, W = 9;
   std::vector<float> xf;
   std::vector<int32_t> xi;
@@ -364,7 +376,7 @@ TEST_CASE("max_pool2d_with_indices: clipped windows match the definition on odd 
           INFO("k=" << k << " s=" << s << " p=" << p << " d=" << d);
           std::vector<float> want;
           std::vector<int64_t> want_idx;
-          reference_max_pool<float>(xf, 2, H, W, k, s, p, d, oh, ow, want, want_idx);
+          reference_pool2d<float>(xf, 2, H, W, Pool2d{k, k, s, s, p, p, d, d, false}, want, want_idx);
           for (bool channels_last : {false, true}) {
             auto x = channels_last ? h.tensor<float>(ScalarType::kFloat, {1, 2, int(H), int(W)}, xf_cl, {0, 2, 3, 1})
                                    : h.tensor<float>(ScalarType::kFloat, {1, 2, int(H), int(W)}, xf);
@@ -382,7 +394,7 @@ TEST_CASE("max_pool2d_with_indices: clipped windows match the definition on odd 
           }
           std::vector<int32_t> want_i;
           std::vector<int64_t> want_i_idx;
-          reference_max_pool<int32_t>(xi, 2, H, W, k, s, p, d, oh, ow, want_i, want_i_idx);
+          reference_pool2d<int32_t>(xi, 2, H, W, Pool2d{k, k, s, s, p, p, d, d, false}, want_i, want_i_idx);
           auto x = h.tensor<int32_t>(ScalarType::kInt, {2, int(H), int(W)}, xi);  // 3-D, int32
           auto out = h.out(ScalarType::kInt, {2, int(oh), int(ow)});
           auto idx = h.out(ScalarType::kLong, {2, int(oh), int(ow)});
@@ -395,53 +407,6 @@ TEST_CASE("max_pool2d_with_indices: clipped windows match the definition on odd 
   }
 }
 
-namespace {
-
-// Pooling with separate row and column parameters, straight from the
-// definition: taps in row-major order, a tap replaces the running maximum
-// when it is greater or NaN (so the first of tied maxima and the last NaN
-// win), the first in-bounds position when nothing beats -inf.
-struct Pool2d {
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-  bool ceil;
-};
-
-int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-  const int64_t span = in + 2 * p - d * (k - 1) - 1;
-  if (span < 0) return 0;  // the window does not fit
-  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
-  if (ceil && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
-void reference_pool2d(const std::vector<float>& x, int64_t planes, int64_t h, int64_t w, const Pool2d& g,
-                      std::vector<float>& out, std::vector<int64_t>& idx) {
-  const int64_t oh = pooled(h, g.kh, g.sh, g.ph, g.dh, g.ceil), ow = pooled(w, g.kw, g.sw, g.pw, g.dw, g.ceil);
-  for (int64_t pl = 0; pl < planes; ++pl) {
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t where = -1;
-        for (int64_t ky = 0; ky < g.kh; ++ky) {
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            const int64_t y = oy * g.sh - g.ph + ky * g.dh, xx = ox * g.sw - g.pw + kx * g.dw;
-            if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
-            if (where < 0) where = y * w + xx;
-            const float v = x[size_t(pl * h * w + y * w + xx)];
-            if (v > best || std::isnan(v)) {
-              best = v;
-              where = y * w + xx;
-            }
-          }
-        }
-        out.push_back(best);
-        idx.push_back(where);
-      }
-    }
-  }
-}
-
-}  // namespace
 
 TEST_CASE("max_pool2d_with_indices: float rows of every width match the definition", "[kernels][linalg][pool]") {
   // The float path with unit column strides (vectorised where the CPU has
