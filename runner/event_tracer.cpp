@@ -75,7 +75,7 @@ uint32_t EventTracer::name_id(std::string_view name) {
 // A packed record: its kind in one byte, then varints. Blocks and debug
 // events: their index. Profile events: name index, zigzag chain and
 // instruction, zigzag start - the previous profile start of the chunk,
-// zigzag end - start. Debug events: the event (pack_event). Delegate
+// zigzag end - start. Debug events: the event (packed_events.h). Delegate
 // profile events: the event and the same two times. Ticks of consecutive
 // events are close, so times take 2-4 bytes.
 void EventTracer::pack_records() {

@@ -25,25 +25,12 @@ enum : uint8_t {
 
 size_t string_bound(size_t size) { return kMaxVarintBytes + size; }
 
-size_t struct_tensor_bound(const etdump::Tensor& t) {
-  return 1 + 3 * kMaxVarintBytes + (t.sizes.size() + t.strides.size()) * kMaxVarintBytes;
-}
-
 uint8_t* put_signed(uint8_t* out, int64_t v) { return put_varint(out, zigzag(v)); }
 
 uint8_t* put_bytes(uint8_t* out, const void* data, size_t size) {
   out = put_varint(out, size);
   if (size != 0) std::memcpy(out, data, size);
   return out + size;
-}
-
-uint8_t* put_tensor(uint8_t* out, const etdump::Tensor& t) {
-  *out++ = uint8_t(t.scalar_type);
-  out = put_varint(out, t.sizes.size());
-  for (int64_t v : t.sizes) out = put_signed(out, v);
-  out = put_varint(out, t.strides.size());
-  for (int64_t v : t.strides) out = put_signed(out, v);
-  return put_signed(out, t.offset);
 }
 
 // Reading side: every step checks the bytes left.
@@ -114,74 +101,6 @@ T* keep(std::optional<T>& o, bool present) {
 
 }  // namespace
 
-size_t packed_bound(const etdump::DebugEvent& e) {
-  size_t n = 1 + 3 * kMaxVarintBytes;  // flags, chain, instruction, delegate id
-  if (e.name) n += string_bound(e.name->size());
-  if (e.delegate_debug_id_str) n += string_bound(e.delegate_debug_id_str->size());
-  const etdump::Value& v = e.debug_entry;
-  n += 3 + kMaxVarintBytes + sizeof(float) + sizeof(double);  // type, flags, bool/output, scalars
-  if (v.tensor) n += struct_tensor_bound(*v.tensor);
-  if (v.tensor_list) {
-    n += kMaxVarintBytes;
-    for (const etdump::Tensor& t : *v.tensor_list) n += struct_tensor_bound(t);
-  }
-  return n;
-}
-
-size_t packed_bound(const etdump::ProfileEvent& e) {
-  size_t n = 1 + 3 * kMaxVarintBytes;
-  if (e.name) n += string_bound(e.name->size());
-  if (e.delegate_debug_id_str) n += string_bound(e.delegate_debug_id_str->size());
-  if (e.delegate_debug_metadata) n += string_bound(e.delegate_debug_metadata->size());
-  return n;
-}
-
-uint8_t* pack_event(uint8_t* out, const etdump::DebugEvent& e) {
-  *out++ = uint8_t((e.name ? kHasName : 0) | (e.delegate_debug_id_str ? kHasDelegateText : 0));
-  // chain_index is unsigned but the runtime's unset chain is -1 (2^64 - 1):
-  // zigzag of the signed view keeps it one byte.
-  out = put_signed(out, int64_t(e.chain_index));
-  out = put_signed(out, e.instruction_id);
-  out = put_signed(out, e.delegate_debug_id_int);
-  if (e.name) out = put_bytes(out, e.name->data(), e.name->size());
-  if (e.delegate_debug_id_str) out = put_bytes(out, e.delegate_debug_id_str->data(), e.delegate_debug_id_str->size());
-  const etdump::Value& v = e.debug_entry;
-  *out++ = uint8_t(v.val);
-  *out++ = uint8_t((v.tensor ? kHasTensor : 0) | (v.tensor_list ? kHasTensorList : 0) | (v.int_value ? kHasInt : 0) |
-                   (v.float_value ? kHasFloat : 0) | (v.double_value ? kHasDouble : 0) |
-                   (v.bool_value ? kHasBool : 0) | (v.output ? kHasOutput : 0));
-  if (v.bool_value || v.output) *out++ = uint8_t((v.bool_value.value_or(false) ? 1 : 0) | (v.output.value_or(false) ? 2 : 0));
-  if (v.int_value) out = put_signed(out, *v.int_value);
-  if (v.float_value) {
-    std::memcpy(out, &*v.float_value, sizeof(float));
-    out += sizeof(float);
-  }
-  if (v.double_value) {
-    std::memcpy(out, &*v.double_value, sizeof(double));
-    out += sizeof(double);
-  }
-  if (v.tensor) out = put_tensor(out, *v.tensor);
-  if (v.tensor_list) {
-    out = put_varint(out, v.tensor_list->size());
-    for (const etdump::Tensor& t : *v.tensor_list) out = put_tensor(out, t);
-  }
-  return out;
-}
-
-uint8_t* pack_event(uint8_t* out, const etdump::ProfileEvent& e) {
-  *out++ = uint8_t((e.name ? kHasName : 0) | (e.delegate_debug_id_str ? kHasDelegateText : 0) |
-                   (e.delegate_debug_metadata ? kHasMetadata : 0));
-  out = put_signed(out, e.chain_index);
-  out = put_signed(out, e.instruction_id);
-  out = put_signed(out, e.delegate_debug_id_int);
-  if (e.name) out = put_bytes(out, e.name->data(), e.name->size());
-  if (e.delegate_debug_id_str) out = put_bytes(out, e.delegate_debug_id_str->data(), e.delegate_debug_id_str->size());
-  if (e.delegate_debug_metadata) {
-    out = put_bytes(out, e.delegate_debug_metadata->data(), e.delegate_debug_metadata->size());
-  }
-  return out;
-}
-
 const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::DebugEvent& e) {
   Reader r{in, end};
   const uint8_t flags = r.byte();
@@ -245,7 +164,9 @@ size_t delegate_profile_bound(size_t id_text_size, size_t metadata_size) {
 
 uint8_t* pack_delegate_profile(uint8_t* out, int32_t chain, int32_t instruction, int32_t id_int,
                                const std::string_view* id_text, std::span<const uint8_t> metadata) {
-  // As pack_event(ProfileEvent) for an event with no name and metadata.
+  // Flags, zigzag chain, instruction and integer id, then the id's text
+  // and the metadata, each length first (unpack_event reads the same
+  // layout; a runtime's delegate event has no name).
   *out++ = uint8_t((id_text ? kHasDelegateText : 0) | kHasMetadata);
   out = put_signed(out, chain);
   out = put_signed(out, instruction);
@@ -262,8 +183,9 @@ size_t tensor_bound(size_t dims) { return 1 + 3 * kMaxVarintBytes + 2 * dims * k
 
 uint8_t* pack_debug_head(uint8_t* out, int32_t chain, int32_t instruction, int32_t id_int,
                          const std::string_view* id_text) {
-  // As pack_event(DebugEvent) for an event with no name, whose unsigned
-  // chain_index holds the signed chain (see there).
+  // As a delegate profile event's head (no name). chain_index is unsigned
+  // but the runtime's unset chain is -1 (2^64 - 1): zigzag of the signed
+  // chain keeps it one byte.
   *out++ = uint8_t(id_text ? kHasDelegateText : 0);
   out = put_signed(out, chain);
   out = put_signed(out, instruction);

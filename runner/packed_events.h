@@ -15,19 +15,11 @@
 
 namespace etkit::rt {
 
-// Bytes pack_event() may write for `event`, at most.
-size_t packed_bound(const etdump::DebugEvent& event);
-size_t packed_bound(const etdump::ProfileEvent& event);
-
-// Writes `event` at `out` (room for packed_bound) and returns its end.
-uint8_t* pack_event(uint8_t* out, const etdump::DebugEvent& event);
-// Every field but the times.
-uint8_t* pack_event(uint8_t* out, const etdump::ProfileEvent& event);
-
-// The same bytes written straight from the tracer's arguments, without
-// building the structs above first (their strings and vectors would cost a
-// few heap allocations per event on the hot path). A delegate id is an
-// integer when `id_text` is null, else that text (and the integer -1).
+// Events are written straight from the tracer's arguments, without
+// building etdump structs first (their strings and vectors would cost a few
+// heap allocations per event on the hot path), and read back into the
+// structs by unpack_event(). A delegate id is an integer when `id_text` is
+// null, else that text (and the integer -1).
 
 // A delegate profile event (every field but the times), at most
 // delegate_profile_bound() bytes.
