@@ -220,16 +220,7 @@ TEST_CASE("xnnpack: a static convolution filter packed once serves every run, an
       std::vector<XnnArg> args = {xnn_arg<float>({1, kH, kW, kCin}, x)};
       if (!static_filter) args.push_back(xnn_arg<float>({kCout, kK, kK, kCin}, w));
       args.push_back(xnn_out({1, kOh, kOw, kCout}));
-      std::deque<rt::Tensor> tensors;
-      std::vector<rt::EValue> values(args.size());
-      std::vector<rt::EValue*> pointers;
-      for (size_t i = 0; i < args.size(); ++i) {
-        tensors.emplace_back(args[i].dtype, args[i].shape, args[i].dim_order, args[i].bytes.data());
-        values[i].tag = rt::Tag::kTensor;
-        values[i].tensor = &tensors.back();
-        pointers.push_back(&values[i]);
-      }
-      const Status s = (*runtime)->run(pointers, rt::DelegateCallContext{nullptr, 0, 0});
+      const Status s = run_xnn_runtime(**runtime, args);
       if (!s.ok()) FAIL(s.error().message);
       const auto got = values_of(args.back());
       CHECK(count_outside_rounding(got, ref, mag, 1e-5, 1e-6) == 0);

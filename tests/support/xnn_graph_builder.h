@@ -36,12 +36,9 @@ inline XnnArg xnn_out(std::vector<int32_t> shape, ScalarType dtype = ScalarType:
   return XnnArg{dtype, std::move(shape), std::vector<uint8_t>(n * element)};
 }
 
-inline Status run_xnn(ByteSpan payload, std::vector<XnnArg>& args, rt::EventTracer* tracer = nullptr,
-                      rt::xnnpack::Options options = {}) {
-  auto graph = xnn::read_xnn_payload(payload);
-  if (!graph) return std::move(graph).error();
-  auto runtime = rt::xnnpack::Runtime::compile(std::move(graph).value(), nullptr, options);
-  if (!runtime) return std::move(runtime).error();
+// One execution of a compiled runtime on `args` (outputs written into them).
+inline Status run_xnn_runtime(rt::xnnpack::Runtime& runtime, std::vector<XnnArg>& args,
+                              rt::EventTracer* tracer = nullptr) {
   std::deque<rt::Tensor> tensors;
   std::vector<rt::EValue> values(args.size());
   std::vector<rt::EValue*> pointers;
@@ -51,7 +48,16 @@ inline Status run_xnn(ByteSpan payload, std::vector<XnnArg>& args, rt::EventTrac
     values[i].tensor = &tensors.back();
     pointers.push_back(&values[i]);
   }
-  return (*runtime)->run(pointers, rt::DelegateCallContext{tracer, 0, 0});
+  return runtime.run(pointers, rt::DelegateCallContext{tracer, 0, 0});
+}
+
+inline Status run_xnn(ByteSpan payload, std::vector<XnnArg>& args, rt::EventTracer* tracer = nullptr,
+                      rt::xnnpack::Options options = {}) {
+  auto graph = xnn::read_xnn_payload(payload);
+  if (!graph) return std::move(graph).error();
+  auto runtime = rt::xnnpack::Runtime::compile(std::move(graph).value(), nullptr, options);
+  if (!runtime) return std::move(runtime).error();
+  return run_xnn_runtime(**runtime, args, tracer);
 }
 
 template <typename T = float>
