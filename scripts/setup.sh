@@ -13,6 +13,7 @@ packages=(
   zsh  # the syntax check of the generated zsh completions
   dpkg-dev  # dpkg-shlibdeps: the .deb's runtime dependencies (cpack -G DEB)
   graphviz chromium  # et-graph --format svg/png; the HTML report's browser test
+  libgflags-dev  # scripts/build_official_runner.sh: ExecuTorch's executor_runner parses its flags with gflags
 )
 
 missing=()
