@@ -12,6 +12,9 @@
 #                        for --executions (default: the official
 #                        executor_runner's "--model_path={} --num_executions={n}")
 #   --et-run PATH        et-run to use (default: et-run on PATH)
+#   --et-run-args ARGS   more et-run arguments, after the program and
+#                        --iterations ({} stands for the program), e.g.
+#                        "--data model.ptd" for a program with external data
 #   --rounds N           interleaved rounds (default 5)
 #   --executions N       executions per process (default 1); et-run gets
 #                        --iterations N
@@ -21,17 +24,18 @@
 set -euo pipefail
 
 usage() {
-  sed -n '9,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '9,23p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
-other="" other_args='--model_path={} --num_executions={n}' et_run=et-run rounds=5 executions=1
+other="" other_args='--model_path={} --num_executions={n}' et_run=et-run et_run_args="" rounds=5 executions=1
 programs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --other) other=${2-}; shift 2 || usage ;;
     --other-args) other_args=${2-}; shift 2 || usage ;;
     --et-run) et_run=${2-}; shift 2 || usage ;;
+    --et-run-args) et_run_args=${2-}; shift 2 || usage ;;
     --rounds) rounds=${2-}; shift 2 || usage ;;
     --executions) executions=${2-}; shift 2 || usage ;;
     -h|--help) usage ;;
@@ -71,7 +75,11 @@ run_other() {
   # shellcheck disable=SC2086  # ARGS is a word list on purpose
   time_ms "$other" $args
 }
-run_et_run() { time_ms "$et_run" "$1" --iterations "$executions"; }
+run_et_run() {
+  local args=${et_run_args//\{\}/$1}
+  # shellcheck disable=SC2086  # ARGS is a word list on purpose
+  time_ms "$et_run" "$1" --iterations "$executions" $args
+}
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

@@ -65,3 +65,20 @@ TEST_CASE("compare_runner.sh: a failing runner exits 1, bad usage 2", "[cli][com
   CHECK(test::run_shell(script() + " --et-run " + et_run() + " --other " + et_run() + " " + test::shell_quote(dir / "none.pte"))
             .exit_code == 2);
 }
+
+TEST_CASE("compare_runner.sh: --et-run-args reach et-run, {} standing for the program", "[cli][compare_runner]") {
+  const auto dir = test::scratch_dir();
+  const auto a = dir / "a.pte";
+  test::write_bytes(a, *pte::write_program(test::mul_relu_program()));
+  const auto base = script() + " --et-run " + et_run() + " --other " + et_run() +
+                    " --other-args '{} --iterations {n}' --rounds 1 ";
+  // A method the program does not have makes et-run, and so the script, fail.
+  const auto missing = test::run_shell(base + "--et-run-args '--method nope' " + test::shell_quote(a));
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("--method nope") != std::string::npos);
+  // {} is the program: its outputs written beside it under a name made of it.
+  const auto ok = test::run_shell(base + "--et-run-args '--output-dir {}.out' " + test::shell_quote(a));
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "a.pte.out" / "output-0.npy"));
+}
