@@ -47,3 +47,28 @@ TEST_CASE("build_official_runner.sh: usage errors exit 2 before building anythin
   CHECK(test::run_shell(script() + " --help").exit_code == 2);
   CHECK(std::filesystem::is_empty(dir));
 }
+
+TEST_CASE("build_official_runner.sh: --etdump needs a built flatcc tree", "[cli][compare_official]") {
+  const auto dir = test::scratch_dir();
+  const auto out = dir / "out";
+  const auto missing = test::run_shell(script() + " " + test::shell_quote(dir) + " " + test::shell_quote(out) +
+                                       " --etdump");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("usage: build_official_runner.sh") != std::string::npos);
+  // Checked after the checkout, so a checkout-shaped directory gets that far;
+  // the flatcc tree is named with the file it lacks, and nothing is created.
+  const auto checkout = dir / "executorch";
+  for (const char* f : {"examples/portable/executor_runner/executor_runner.cpp", "schema/program.fbs",
+                        "runtime/executor/method.cpp", "kernels/portable/cpu/op_add.cpp",
+                        "kernels/prim_ops/register_prim_ops.cpp", "extension/runner_util/inputs.cpp"}) {
+    std::filesystem::create_directories((checkout / f).parent_path());
+    test::write_bytes(checkout / f, {});
+  }
+  const auto flatcc = dir / "flatcc";
+  std::filesystem::create_directories(flatcc / "bin");
+  const auto not_flatcc = test::run_shell(script() + " " + test::shell_quote(checkout) + " " + test::shell_quote(out) +
+                                          " --etdump " + test::shell_quote(flatcc));
+  CHECK(not_flatcc.exit_code == 2);
+  CHECK(not_flatcc.err.find("is not a built flatcc tree (no bin/flatcc)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
