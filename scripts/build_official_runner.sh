@@ -9,10 +9,12 @@
 # bench/official/runner/register_kernels.cpp. Method and figures:
 # docs/performance.md.
 #
-# usage: build_official_runner.sh EXECUTORCH_DIR OUTDIR [--logging] [--etdump FLATCC_DIR]
+# usage: build_official_runner.sh EXECUTORCH_DIR OUTDIR [--logging] [--constant-buffer] [--etdump FLATCC_DIR]
 #   OUTDIR      gets executor_runner, and build/ (kept for rebuilds)
 #   --logging   ET_LOG on (ExecuTorch's Debug default) to see why a program
 #               fails; off in its Release build, and off by default here
+#   --constant-buffer  the deprecated constant_buffer path, for programs with
+#               their constants inline (compiled out by ExecuTorch's build)
 #   --etdump FLATCC_DIR  trace as EXECUTORCH_ENABLE_EVENT_TRACER does (ETDumpGen,
 #               --etdump_path) with flatcc (not in Debian) built in place in
 #               FLATCC_DIR (bin/flatcc, lib/libflatccrt.a, include/)
@@ -21,15 +23,16 @@
 set -euo pipefail
 
 usage() {
-  sed -n '12,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '12,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-positional=() logging=OFF flatcc_dir=""
+positional=() logging=OFF constant_buffer=OFF flatcc_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --logging) logging=ON; shift ;;
+    --constant-buffer) constant_buffer=ON; shift ;;
     --etdump) flatcc_dir=${2-}; shift 2 || usage ;;
     -h|--help) usage ;;
     -*) echo "$0: unknown option $1" >&2; usage ;;
@@ -66,7 +69,8 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 mkdir -p "$build_dir"
 if ! cmake -S "$repo/bench/official/runner" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
-      -DEXECUTORCH_DIR="$et_dir" -DOFFICIAL_LOGGING="$logging" -DOFFICIAL_FLATCC_DIR="$flatcc_dir" >"$build_dir/configure.log" 2>&1 ||
+      -DEXECUTORCH_DIR="$et_dir" -DOFFICIAL_LOGGING="$logging" \
+      -DOFFICIAL_CONSTANT_BUFFER="$constant_buffer" -DOFFICIAL_FLATCC_DIR="$flatcc_dir" >"$build_dir/configure.log" 2>&1 ||
    ! cmake --build "$build_dir" -j2 >"$build_dir/build.log" 2>&1; then
   echo "$0: building executor_runner from $et_dir failed; the last lines of the log:" >&2
   tail -n 20 "$build_dir"/build.log "$build_dir"/configure.log 2>/dev/null >&2 || true
