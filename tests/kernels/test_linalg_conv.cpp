@@ -9,6 +9,7 @@
 
 #include "runner/kernels/linalg/copy_stride2.h"
 #include "runner/kernels/linalg/depthwise.h"
+#include "runner/kernels/linalg/direct_conv.h"
 #include "tests/support/kernel_harness.h"
 
 using etkit::ScalarType;
@@ -463,6 +464,78 @@ TEST_CASE("depthwise planes, 3x3 at stride 2, at every offset from a 64-byte bou
         }
       }
     }
+  }
+}
+
+// The direct kernel keeps its tap-offset table from one call to the next
+// while the input's geometry stays the same: one thread here runs inputs
+// of the same extents with other strides (a wider row stride, channels
+// interleaved), other extents, padding (read through padded bands, whose
+// strides are the band's), an image too small for in-place windows, and
+// then the first geometry again, each against the double-precision
+// definition. Gaps between rows and channels hold NaN, so a stale offset
+// that reads them (or another pixel) shows.
+TEST_CASE("direct convolution: outputs stay right when the input's strides or extents change between calls",
+          "[kernels][linalg][conv]") {
+  namespace la = etkit::rt::kernels::linalg;
+  struct Geometry {
+    int64_t h, w, pad, in_c, in_y, in_x;
+  };
+  const int64_t cin = 3, cout = 5, k = 3, patch = cin * k * k;
+  const auto filter = random_floats(size_t(cout * patch), 31);
+  const auto bias = random_floats(size_t(cout), 32);
+  std::vector<float> packed(size_t(la::direct_conv_packed_floats(cout, patch)));
+  la::pack_direct_conv_filter(filter.data(), cout, patch, packed.data());
+  const Geometry runs[] = {
+      {8, 9, 0, 72, 9, 1},     // contiguous planes
+      {8, 9, 0, 99, 11, 1},    // the same extents, rows 11 apart
+      {8, 9, 0, 1, 27, 3},     // the same extents, channels interleaved
+      {8, 9, 0, 110, 11, 1},   // rows 11 apart, planes 110 apart
+      {6, 7, 0, 42, 7, 1},     // other extents
+      {8, 9, 1, 72, 9, 1},     // padding: padded bands
+      {2, 2, 1, 4, 2, 1},      // windows wider than the input: all gathered
+      {8, 9, 0, 72, 9, 1},     // the first again
+  };
+  int run = 0;
+  for (const Geometry& r : runs) {
+    INFO("run " << run++);
+    const int64_t oh = r.h + 2 * r.pad - k + 1, ow = r.w + 2 * r.pad - k + 1;
+    const int64_t span = (cin - 1) * r.in_c + (r.h - 1) * r.in_y + (r.w - 1) * r.in_x + 1;
+    std::vector<float> in(size_t(span), std::nanf(""));
+    const auto x = random_floats(size_t(cin * r.h * r.w), uint32_t(40 + run));
+    for (int64_t c = 0; c < cin; ++c) {
+      for (int64_t y = 0; y < r.h; ++y) {
+        for (int64_t xx = 0; xx < r.w; ++xx) {
+          in[size_t(c * r.in_c + y * r.in_y + xx * r.in_x)] = x[size_t((c * r.h + y) * r.w + xx)];
+        }
+      }
+    }
+    std::vector<double> ref(size_t(cout * oh * ow)), magnitude(ref.size());
+    for (int64_t co = 0; co < cout; ++co) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double sum = bias[size_t(co)], mag = std::fabs(sum);
+          for (int64_t c = 0; c < cin; ++c) {
+            for (int64_t ky = 0; ky < k; ++ky) {
+              for (int64_t kx = 0; kx < k; ++kx) {
+                const int64_t y = oy - r.pad + ky, xx = ox - r.pad + kx;
+                if (y < 0 || y >= r.h || xx < 0 || xx >= r.w) continue;
+                const double t = double(filter[size_t(co * patch + (c * k + ky) * k + kx)]) *
+                                 x[size_t((c * r.h + y) * r.w + xx)];
+                sum += t;
+                mag += std::fabs(t);
+              }
+            }
+          }
+          ref[size_t((co * oh + oy) * ow + ox)] = sum;
+          magnitude[size_t((co * oh + oy) * ow + ox)] = mag;
+        }
+      }
+    }
+    const la::DirectConv g{r.h, r.w, oh, ow, k, k, 1, 1, r.pad, r.pad, 1, 1, cin, cout, r.in_c, r.in_y, r.in_x, false};
+    std::vector<float> got(ref.size(), -7.0f);
+    la::direct_conv(g, in.data(), packed.data(), bias.data(), false, 0.0f, 0.0f, got.data(), 1, oh * ow);
+    CHECK(count_outside_rounding(got, ref, magnitude) == 0);
   }
 }
 

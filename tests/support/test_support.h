@@ -37,7 +37,8 @@ CommandResult run_shell(const std::string& command);
 // How many of `got` differ from a double-precision reference by more than
 // float rounding explains: `rel` times the summed magnitudes of the terms
 // behind each value (the scale of rounding in a dot product, whatever the
-// summation order), plus `abs`. Sizes must match (checked).
+// summation order), plus `abs`. Sizes must match (checked). A NaN in got
+// or ref counts as outside.
 size_t count_outside_rounding(const std::vector<float>& got, const std::vector<double>& ref,
                               const std::vector<double>& magnitude, double rel = 1e-5, double abs = 1e-7);
 
