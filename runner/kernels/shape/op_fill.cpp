@@ -16,7 +16,10 @@ namespace {
 template <typename Int>
 Status fill_out(KernelContext& ctx, Tensor& out, std::span<const Int> sizes, const EValue& value,
                 std::string_view what) {
-  ETKIT_ASSIGN_OR_RETURN(ElementBytes bytes, scalar_bytes(ctx, value, out.dtype(), what));
+  ElementBytes bytes;
+  if (!float_scalar_bytes(value, out.dtype(), bytes)) {
+    ETKIT_ASSIGN_OR_RETURN(bytes, scalar_bytes(ctx, value, out.dtype(), what));
+  }
   ETKIT_TRY(resize_out(ctx, out, sizes));
   if (out.is_contiguous()) {
     fill_elements(static_cast<uint8_t*>(out.data()), out.numel(), out.element_size(), bytes);  // no view to build

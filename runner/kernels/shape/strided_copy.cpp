@@ -401,17 +401,9 @@ Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
 }
 
 Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, ScalarType dtype, std::string_view what) {
-  // A number into a float element first (full_like's fill of a float
-  // tensor): the float case below without its dispatch, a third of a
-  // one-element fill (issue #15). Out of range goes on to the error below.
-  if (dtype == ScalarType::kFloat && (value.tag == Tag::kDouble || value.tag == Tag::kInt)) {
-    const double v = value.scalar_as_double();
-    if (!std::isfinite(v) || std::fabs(v) <= double(std::numeric_limits<float>::max())) {
-      ElementBytes out;
-      out.size = sizeof(float);
-      store_value<float>(out.bytes, v);
-      return out;
-    }
+  {
+    ElementBytes out;
+    if (float_scalar_bytes(value, dtype, out)) return out;
   }
   if (!value.is_scalar()) {
     return ctx.fail(std::string(what) + " must be a scalar, not " + std::string(tag_name(value.tag)));
@@ -477,29 +469,6 @@ Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, Scala
   return ctx.fail(std::string(what) + " " + shown + " cannot be converted to " + type_name + " without overflow");
 }
 
-namespace {
-
-// n copies of one element of sizeof(U) bytes, copied as a U: a fixed-size
-// copy the compiler inlines, where a memcpy of a run-time size is a call
-// per element (most of a one-element fill, issue #15).
-template <typename U>
-void fill_as(uint8_t* p, int64_t n, const uint8_t* bytes) {
-  U v;
-  std::memcpy(&v, bytes, sizeof(U));
-  for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * sizeof(U), &v, sizeof(U));
-}
-
-}  // namespace
-
-void fill_elements(uint8_t* p, int64_t n, size_t e, const ElementBytes& value) {
-  switch (e) {
-    case 1: std::memset(p, value.bytes[0], size_t(n)); return;
-    case 2: fill_as<uint16_t>(p, n, value.bytes); return;
-    case 4: fill_as<uint32_t>(p, n, value.bytes); return;
-    case 8: fill_as<uint64_t>(p, n, value.bytes); return;
-    default: for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * e, value.bytes, e);
-  }
-}
 
 void fill_view(const View& dst, const ElementBytes& value) {
   const int64_t n = dst.numel();
