@@ -28,6 +28,7 @@ Tensor::Tensor(ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t
     dim_order_.resize(sizes_.size());
     for (size_t i = 0; i < dim_order_.size(); ++i) dim_order_[i] = static_cast<uint8_t>(i);
   }
+  for (size_t i = 0; i < dim_order_.size(); ++i) contiguous_ = contiguous_ && dim_order_[i] == i;
   strides_.resize(sizes_.size());
   update_strides();
   capacity_ = numel_;
@@ -39,12 +40,6 @@ void Tensor::update_strides() {
   strides_from_dim_order(sizes_, dim_order_, strides_);
 }
 
-bool Tensor::is_contiguous() const {
-  for (size_t i = 0; i < dim_order_.size(); ++i) {
-    if (dim_order_[i] != i) return false;
-  }
-  return true;
-}
 
 bool Tensor::is_channels_last() const {
   return dim_order_.size() == 4 && dim_order_[0] == 0 && dim_order_[1] == 2 && dim_order_[2] == 3 &&

@@ -39,7 +39,9 @@ class Tensor {
   // DYNAMIC_BOUND tensors).
   int64_t capacity() const { return capacity_; }
   pte::ShapeDynamism dynamism() const { return dynamism_; }
-  bool is_contiguous() const;        // dim order 0..n-1
+  // Dim order 0..n-1: set once (resizing keeps the rank and dim order),
+  // since the small kernels ask on every call.
+  bool is_contiguous() const { return contiguous_; }
   bool is_channels_last() const;     // rank 4, dim order 0,2,3,1
 
   void* data() { return data_; }
@@ -86,6 +88,7 @@ class Tensor {
   pte::ShapeDynamism dynamism_ = pte::ShapeDynamism::kStatic;
   bool read_only_ = false;
   bool released_ = false;
+  bool contiguous_ = true;
 };
 
 // Strides of `sizes` laid out in `dim_order` (a size of 0 counts as 1).

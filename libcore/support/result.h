@@ -3,8 +3,10 @@
 // turns them into a message and an exit code.
 #pragma once
 
+#include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -61,47 +63,141 @@ inline Error io_error(std::string file, std::string message) {
   return Error{ErrorKind::kIo, std::move(file), {}, std::move(message)};
 }
 
+// An Error kept on the heap, copied deeply. Nearly every Status and Result
+// a kernel returns is a success, which then constructs and destroys one
+// null pointer instead of an Error of three strings (an out-of-line
+// destructor call per Status, issue #15); failures pay an allocation. The
+// failure paths are out of line so that the success paths inline.
+class ErrorBox {
+ public:
+  ErrorBox() = default;
+  explicit ErrorBox(Error error) : p_(make(std::move(error))) {}
+  ErrorBox(const ErrorBox& other) : p_(other.p_ ? clone(*other.p_) : nullptr) {}
+  ErrorBox(ErrorBox&& other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
+  ErrorBox& operator=(const ErrorBox& other) {
+    if (this != &other) {
+      ErrorBox copy(other);
+      std::swap(p_, copy.p_);
+    }
+    return *this;
+  }
+  ErrorBox& operator=(ErrorBox&& other) noexcept {
+    std::swap(p_, other.p_);
+    return *this;
+  }
+  ~ErrorBox() {
+    if (p_) [[unlikely]] destroy(p_);
+  }
+
+  bool empty() const { return p_ == nullptr; }
+  // An empty box reads as an empty Error (what error() of a success gave
+  // before the box); taking it fills the box first.
+  const Error& get() const { return p_ ? *p_ : none(); }
+  Error& take() {
+    if (!p_) p_ = make(Error{});
+    return *p_;
+  }
+
+ private:
+  [[gnu::cold, gnu::noinline]] static Error* make(Error&& e) { return new Error(std::move(e)); }
+  [[gnu::cold, gnu::noinline]] static Error* clone(const Error& e) { return new Error(e); }
+  [[gnu::cold, gnu::noinline]] static void destroy(Error* p) { delete p; }
+  [[gnu::cold, gnu::noinline]] static const Error& none() {
+    static const Error kNone;
+    return kNone;
+  }
+  Error* p_ = nullptr;
+};
+
+// A value or an Error. Not a std::variant: its destructor and moves went
+// through an out-of-line visitor (a call per Result in every kernel,
+// issue #15); here a success destroys its value and tests one pointer.
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}  // NOLINT
+  Result(T value) : has_value_(true) { new (&value_) T(std::move(value)); }  // NOLINT: implicit by design
+  Result(Error error) : error_(std::move(error)) {}  // NOLINT
+  Result(const Result& other) : error_(other.error_), has_value_(other.has_value_) {
+    if (has_value_) new (&value_) T(other.value_);
+  }
+  Result(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
+      : error_(std::move(other.error_)), has_value_(other.has_value_) {
+    if (has_value_) new (&value_) T(std::move(other.value_));
+  }
+  Result& operator=(const Result& other) {
+    if (this != &other) {
+      Result copy(other);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  Result& operator=(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &other) {
+      reset();
+      error_ = std::move(other.error_);
+      if (other.has_value_) {
+        new (&value_) T(std::move(other.value_));
+        has_value_ = true;
+      }
+    }
+    return *this;
+  }
+  ~Result() { reset(); }
 
-  bool ok() const { return state_.index() == 0; }
+  bool ok() const { return has_value_; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { return std::get<0>(state_); }
-  const T& value() const& { return std::get<0>(state_); }
-  T&& value() && { return std::get<0>(std::move(state_)); }
+  // As std::get on the variant this replaced: the value of a failure throws.
+  T& value() & { return check(), value_; }
+  const T& value() const& { return check(), value_; }
+  T&& value() && { return check(), std::move(value_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  const Error& error() const& { return std::get<1>(state_); }
-  Error&& error() && { return std::get<1>(std::move(state_)); }
+  const Error& error() const& {
+    if (has_value_) throw_bad_access();
+    return error_.get();
+  }
+  Error&& error() && {
+    if (has_value_) throw_bad_access();
+    return std::move(error_.take());
+  }
 
  private:
-  std::variant<T, Error> state_;
+  void check() const {
+    if (!has_value_) [[unlikely]] throw_bad_access();
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_bad_access() { throw std::bad_variant_access(); }
+  void reset() {
+    if (has_value_) {
+      value_.~T();
+      has_value_ = false;
+    }
+  }
+
+  ErrorBox error_;  // empty while has_value_
+  union {
+    T value_;
+  };
+  bool has_value_ = false;
 };
 
 // Result<void>: success or an Error.
 class [[nodiscard]] Status {
  public:
-  // User-provided, so that `return {}` does not zero the whole Error (three
-  // strings) before constructing it: every kernel call returns one.
-  Status() {}
-  Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
+  Status() = default;
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT
   static Status ok_status() { return {}; }
 
-  bool ok() const { return !failed_; }
+  bool ok() const { return error_.empty(); }
   explicit operator bool() const { return ok(); }
-  const Error& error() const& { return error_; }
-  Error&& error() && { return std::move(error_); }
+  const Error& error() const& { return error_.get(); }
+  Error&& error() && { return std::move(error_.take()); }
 
  private:
-  Error error_;
-  bool failed_ = false;
+  ErrorBox error_;  // empty: success
 };
 
 }  // namespace etkit

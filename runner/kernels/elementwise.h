@@ -18,9 +18,8 @@ namespace etkit::rt::kernels {
 // Same sizes and same dim order: element i of one is element i of the
 // other in memory, whatever the dim order.
 inline bool same_layout(const Tensor& a, const Tensor& b) {
-  const auto sa = a.sizes(), sb = b.sizes();
-  const auto da = a.dim_order(), db = b.dim_order();
-  return std::equal(sa.begin(), sa.end(), sb.begin(), sb.end()) && std::equal(da.begin(), da.end(), db.begin(), db.end());
+  return same_items(a.sizes(), b.sizes()) &&
+         ((a.is_contiguous() && b.is_contiguous()) || same_items(a.dim_order(), b.dim_order()));
 }
 
 // How the operands of a binary op map onto out's memory when they can be

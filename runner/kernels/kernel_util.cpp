@@ -63,10 +63,12 @@ ScalarType promote_with_scalar(ScalarType tensor, const EValue& scalar) {
   return cs == 2 ? ScalarType::kFloat : ScalarType::kLong;
 }
 
-bool can_cast(ScalarType from, ScalarType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
-  if (from != ScalarType::kBool && to == ScalarType::kBool) return false;
-  return true;
+Error not_floating_error(KernelContext& ctx, std::string_view what, ScalarType t) {
+  return ctx.fail(std::string(what) + " must be floating point, not " + dtype_name(t));
+}
+
+Error cannot_store_error(KernelContext& ctx, ScalarType result, ScalarType out) {
+  return ctx.fail("result type " + dtype_name(result) + " cannot be stored in out of type " + dtype_name(out));
 }
 
 Result<Shape> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a, std::span<const int32_t> b) {

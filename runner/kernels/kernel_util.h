@@ -129,7 +129,14 @@ Result<ScalarType> promote_types(ScalarType a, ScalarType b);
 ScalarType promote_with_scalar(ScalarType tensor, const EValue& scalar);
 // Whether a value of dtype `from` may be written into `to` (no float->int,
 // no non-bool->bool), as the portable kernels' canCast.
-bool can_cast(ScalarType from, ScalarType to);
+inline bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  return from == ScalarType::kBool || to != ScalarType::kBool;
+}
+// "result type X cannot be stored in out of type Y", out of line.
+[[gnu::cold]] Error cannot_store_error(KernelContext& ctx, ScalarType result, ScalarType out);
+// "<what> must be floating point, not X", out of line.
+[[gnu::cold]] Error not_floating_error(KernelContext& ctx, std::string_view what, ScalarType t);
 
 // Calls fn(T{}) with T the C++ type of `type`; false if `type` is not among
 // the real types (Byte, Char, Short, Int, Long, Float, Double) plus Bool
@@ -220,18 +227,28 @@ class Shape {
 // The broadcast shape of a and b, or an error naming both shapes.
 Result<Shape> broadcast_shape(KernelContext& ctx, std::span<const int32_t> a, std::span<const int32_t> b);
 
+// Element-wise equality of two short lists (shapes, dim orders). A loop
+// rather than std::equal, which calls memcmp for lists of one type: for
+// ranks up to 4 the call cost more than the comparison (issue #15).
+template <typename A, typename B>
+inline bool same_items(std::span<const A> a, std::span<const B> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (int64_t(a[i]) != int64_t(b[i])) return false;
+  }
+  return true;
+}
+
 // Resizes `out` to `sizes`, with a message naming the operator on failure.
 // Out already of that shape (nearly every call) is checked inline.
 Status resize_out_slow(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes);
 Status resize_out_slow(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes);
 inline Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes) {
-  const auto have = out.sizes();
-  if (std::equal(sizes.begin(), sizes.end(), have.begin(), have.end())) return {};
+  if (same_items(sizes, out.sizes())) return {};
   return resize_out_slow(ctx, out, sizes);
 }
 inline Status resize_out(KernelContext& ctx, Tensor& out, std::span<const int32_t> sizes) {
-  const auto have = out.sizes();
-  if (std::equal(sizes.begin(), sizes.end(), have.begin(), have.end())) return {};
+  if (same_items(sizes, out.sizes())) return {};
   return resize_out_slow(ctx, out, sizes);
 }
 

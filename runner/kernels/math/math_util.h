@@ -140,13 +140,13 @@ inline Result<std::optional<ScalarType>> dtype_arg(KernelContext& ctx, const EVa
 
 // "result type X cannot be stored in out of type Y" (as prepare_binary).
 inline Status check_can_store(KernelContext& ctx, ScalarType result, const Tensor& out) {
-  if (can_cast(result, out.dtype())) return {};
-  return ctx.fail("result type " + dtype_name(result) + " cannot be stored in out of type " + dtype_name(out.dtype()));
+  if (can_cast(result, out.dtype())) [[likely]] return {};
+  return cannot_store_error(ctx, result, out.dtype());
 }
 
 inline Status require_floating(KernelContext& ctx, const Tensor& t, std::string_view what) {
-  if (is_floating(t.dtype())) return {};
-  return ctx.fail(std::string(what) + " must be floating point, not " + dtype_name(t.dtype()));
+  if (is_floating(t.dtype())) [[likely]] return {};
+  return not_floating_error(ctx, what, t.dtype());
 }
 
 inline Status require_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out) {

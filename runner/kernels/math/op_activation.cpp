@@ -86,7 +86,10 @@ Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
   if (lo) common = promote_with_scalar(common, *lo);
   if (hi) common = promote_with_scalar(common, *hi);
   ETKIT_TRY(check_can_store(ctx, common, *out));
-  for (ScalarType t : {common, out->dtype()}) {
+  // out's dtype is usually the computation's: then one check per bound.
+  const ScalarType types[] = {common, out->dtype()};
+  for (size_t k = 0; k < (types[1] == common ? 1u : 2u); ++k) {
+    const ScalarType t = types[k];
     if (lo && !bound_fits(*lo, t)) return check_bound(ctx, *lo, "min", t);
     if (hi && !bound_fits(*hi, t)) return check_bound(ctx, *hi, "max", t);
   }

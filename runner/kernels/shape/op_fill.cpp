@@ -11,9 +11,15 @@
 namespace etkit::rt::kernels {
 namespace {
 
-Status fill_out(KernelContext& ctx, Tensor& out, std::span<const int64_t> sizes, const EValue& value,
+// Sizes as int64 (a size argument) or int32 (another tensor's, used as they
+// are rather than copied into a Shape).
+template <typename Int>
+Status fill_out(KernelContext& ctx, Tensor& out, std::span<const Int> sizes, const EValue& value,
                 std::string_view what) {
-  ETKIT_ASSIGN_OR_RETURN(ElementBytes bytes, scalar_bytes(ctx, value, out.dtype(), what));
+  ElementBytes bytes;
+  if (!float_scalar_bytes(value, out.dtype(), bytes)) {
+    ETKIT_ASSIGN_OR_RETURN(bytes, scalar_bytes(ctx, value, out.dtype(), what));
+  }
   ETKIT_TRY(resize_out(ctx, out, sizes));
   if (out.is_contiguous()) {
     fill_elements(static_cast<uint8_t*>(out.data()), out.numel(), out.element_size(), bytes);  // no view to build
@@ -34,7 +40,7 @@ EValue int_scalar(int64_t v) {
 Status full_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(auto size, ctx.int_list(*args[0], "size"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-  return fill_out(ctx, *out, size, *args[1], "fill_value");
+  return fill_out<int64_t>(ctx, *out, size, *args[1], "fill_value");
 }
 
 // zeros.out / ones.out: (size, out, ret)
@@ -42,7 +48,7 @@ KernelFn constant_out(int64_t value) {
   return [=](KernelContext& ctx, std::span<EValue* const> args) -> Status {
     ETKIT_ASSIGN_OR_RETURN(auto size, ctx.int_list(*args[0], "size"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
-    return fill_out(ctx, *out, size, int_scalar(value), "value");
+    return fill_out<int64_t>(ctx, *out, size, int_scalar(value), "value");
   };
 }
 
@@ -51,7 +57,7 @@ Status full_like_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_TRY(check_memory_format(ctx, *args[2]));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[3], "out"));
-  return fill_out(ctx, *out, shape_of(*self), *args[1], "fill_value");
+  return fill_out(ctx, *out, self->sizes(), *args[1], "fill_value");
 }
 
 // zeros_like.out / ones_like.out: (self, memory_format?, out, ret)
@@ -60,7 +66,7 @@ KernelFn constant_like_out(int64_t value) {
     ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
     ETKIT_TRY(check_memory_format(ctx, *args[1]));
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
-    return fill_out(ctx, *out, shape_of(*self), int_scalar(value), "value");
+    return fill_out(ctx, *out, self->sizes(), int_scalar(value), "value");
   };
 }
 
@@ -69,7 +75,7 @@ Status fill_scalar_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   ETKIT_TRY(check_same_dtype(ctx, *self, *out));
-  return fill_out(ctx, *out, shape_of(*self), *args[1], "value");
+  return fill_out(ctx, *out, self->sizes(), *args[1], "value");
 }
 
 // fill.Tensor_out: (self, value, out, ret) with a 0-dim value tensor.
@@ -97,7 +103,7 @@ Status empty_out(KernelContext& ctx, std::span<EValue* const> args) {
 // (s, out, ret): out is 0-dim.
 Status scalar_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
-  return fill_out(ctx, *out, {}, *args[0], "s");
+  return fill_out<int64_t>(ctx, *out, {}, *args[0], "s");
 }
 
 // arange: values start, start + step, ... below end (above it for a

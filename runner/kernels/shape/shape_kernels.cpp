@@ -24,11 +24,8 @@ std::vector<KernelInfo> shape_kernels() {
   return table;
 }
 
-Status check_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out) {
-  if (self.dtype() != out.dtype()) {
-    return ctx.fail("out has dtype " + dtype_name(out.dtype()) + ", expected " + dtype_name(self.dtype()));
-  }
-  return {};
+Error dtype_mismatch_error(KernelContext& ctx, const Tensor& self, const Tensor& out) {
+  return ctx.fail("out has dtype " + dtype_name(out.dtype()) + ", expected " + dtype_name(self.dtype()));
 }
 
 Result<std::span<Tensor* const>> tensor_list_arg(KernelContext& ctx, const EValue& v, std::string_view what) {
@@ -41,14 +38,9 @@ Result<std::span<Tensor* const>> tensor_list_arg(KernelContext& ctx, const EValu
   return v.tensor_list;
 }
 
-Status check_memory_format(KernelContext& ctx, const EValue& v) {
-  if (v.is_none()) return {};
+Error memory_format_error(KernelContext& ctx, const EValue& v) {
   if (v.tag != Tag::kInt) return ctx.fail("memory_format must be an int or None, not " + std::string(tag_name(v.tag)));
-  // c10::MemoryFormat: 0 Contiguous, 1 Preserve, 2 ChannelsLast, 3 ChannelsLast3d.
-  if (v.i != 0 && v.i != 1) {
-    return ctx.fail("memory_format " + std::to_string(v.i) + " is not supported (only contiguous or preserve)");
-  }
-  return {};
+  return ctx.fail("memory_format " + std::to_string(v.i) + " is not supported (only contiguous or preserve)");
 }
 
 Status copy_to_return_slot(KernelContext& ctx, const Tensor& self, const EValue& ret) {

@@ -30,15 +30,25 @@ void add_select_dynamic_kernels(std::vector<KernelInfo>& table);  // nonzero, ma
 
 // ---- Helpers shared by the families (shape_kernels.cpp) --------------------
 
-// out must have self's dtype (the pure copies never convert).
-Status check_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out);
+// out must have self's dtype (the pure copies never convert). The checks
+// below are inline with their messages out of line (issue #15).
+[[gnu::cold]] Error dtype_mismatch_error(KernelContext& ctx, const Tensor& self, const Tensor& out);
+inline Status check_same_dtype(KernelContext& ctx, const Tensor& self, const Tensor& out) {
+  if (self.dtype() == out.dtype()) [[likely]] return {};
+  return dtype_mismatch_error(ctx, self, out);
+}
 
 // A Tensor[] argument (no None items).
 Result<std::span<Tensor* const>> tensor_list_arg(KernelContext& ctx, const EValue& v, std::string_view what);
 
 // A MemoryFormat? argument: None, 0 (contiguous_format) or 1
 // (preserve_format). Either way the kernel writes out's own dim order.
-Status check_memory_format(KernelContext& ctx, const EValue& v);
+[[gnu::cold]] Error memory_format_error(KernelContext& ctx, const EValue& v);
+inline Status check_memory_format(KernelContext& ctx, const EValue& v) {
+  // c10::MemoryFormat: 0 Contiguous, 1 Preserve, 2 ChannelsLast, 3 ChannelsLast3d.
+  if (v.is_none() || (v.tag == Tag::kInt && (v.i == 0 || v.i == 1))) [[likely]] return {};
+  return memory_format_error(ctx, v);
+}
 
 // The end of an in-place kernel: a return slot holding a tensor other than
 // self (the planner gave the result its own memory) receives a copy of self.

@@ -401,6 +401,10 @@ Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
 }
 
 Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, ScalarType dtype, std::string_view what) {
+  {
+    ElementBytes out;
+    if (float_scalar_bytes(value, dtype, out)) return out;
+  }
   if (!value.is_scalar()) {
     return ctx.fail(std::string(what) + " must be a scalar, not " + std::string(tag_name(value.tag)));
   }
@@ -455,9 +459,9 @@ Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, Scala
       }
     }
   });
+  if (handled && problem == Problem::kNone) [[likely]] return out;
   const std::string type_name(scalar_type_name(int(dtype)));
   if (!handled) return ctx.fail("unsupported dtype " + type_name);
-  if (problem == Problem::kNone) return out;
   const std::string shown = value.tag == Tag::kDouble ? format_number(value.d) : std::to_string(value.i);
   if (problem == Problem::kFraction) {
     return ctx.fail(std::string(what) + " " + shown + " has a fractional part and cannot be stored in " + type_name);
@@ -465,13 +469,6 @@ Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, Scala
   return ctx.fail(std::string(what) + " " + shown + " cannot be converted to " + type_name + " without overflow");
 }
 
-void fill_elements(uint8_t* p, int64_t n, size_t e, const ElementBytes& value) {
-  if (std::all_of(value.bytes, value.bytes + e, [](uint8_t b) { return b == 0; })) {
-    std::memset(p, 0, size_t(n) * e);
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * e, value.bytes, e);
-}
 
 void fill_view(const View& dst, const ElementBytes& value) {
   const int64_t n = dst.numel();

@@ -8,6 +8,10 @@
 // may be 0 (broadcast) or negative (flip).
 #pragma once
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "runner/kernels/elementwise.h"
 
 namespace etkit::rt::kernels {
@@ -67,10 +71,47 @@ struct ElementBytes {
 // which truncates). Any value converts to Bool (nonzero is true).
 Result<ElementBytes> scalar_bytes(KernelContext& ctx, const EValue& value, ScalarType dtype, std::string_view what);
 
+// scalar_bytes' commonest case inline: an Int or Double into a FLOAT
+// element, within float's range (or infinite, or NaN). False, having
+// written nothing, for everything else, which scalar_bytes converts or
+// refuses (a one-element fill spent a third of its time in the call and
+// its dispatch, issue #15).
+inline bool float_scalar_bytes(const EValue& value, ScalarType dtype, ElementBytes& out) {
+  if (dtype != ScalarType::kFloat || (value.tag != Tag::kDouble && value.tag != Tag::kInt)) return false;
+  const double v = value.scalar_as_double();
+  if (std::isfinite(v) && std::fabs(v) > double(std::numeric_limits<float>::max())) return false;
+  const float f = static_cast<float>(v);
+  std::memcpy(out.bytes, &f, sizeof f);
+  out.size = sizeof f;
+  return true;
+}
+
 // Writes `value` into every element of dst.
 void fill_view(const View& dst, const ElementBytes& value);
 // The same on `n` consecutive elements of `element_size` bytes at p (a
 // contiguous tensor's data).
-void fill_elements(uint8_t* p, int64_t n, size_t element_size, const ElementBytes& value);
+// Inline: for one element the call was most of the fill (issue #15).
+namespace detail {
+// n copies of one element of sizeof(U) bytes, copied as a U: a fixed-size
+// copy the compiler inlines, where a memcpy of a run-time size is a call
+// per element.
+template <typename U>
+inline void fill_as(uint8_t* p, int64_t n, const uint8_t* bytes) {
+  U v;
+  std::memcpy(&v, bytes, sizeof(U));
+  for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * sizeof(U), &v, sizeof(U));
+}
+}  // namespace detail
+
+inline void fill_elements(uint8_t* p, int64_t n, size_t element_size, const ElementBytes& value) {
+  switch (element_size) {
+    case 1: std::memset(p, value.bytes[0], size_t(n)); return;
+    case 2: detail::fill_as<uint16_t>(p, n, value.bytes); return;
+    case 4: detail::fill_as<uint32_t>(p, n, value.bytes); return;
+    case 8: detail::fill_as<uint64_t>(p, n, value.bytes); return;
+    default:
+      for (int64_t i = 0; i < n; ++i) std::memcpy(p + size_t(i) * element_size, value.bytes, element_size);
+  }
+}
 
 }  // namespace etkit::rt::kernels
