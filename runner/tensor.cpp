@@ -40,7 +40,6 @@ void Tensor::update_strides() {
   strides_from_dim_order(sizes_, dim_order_, strides_);
 }
 
-
 bool Tensor::is_channels_last() const {
   return dim_order_.size() == 4 && dim_order_[0] == 0 && dim_order_[1] == 2 && dim_order_[2] == 3 &&
          dim_order_[3] == 1;
