@@ -277,6 +277,65 @@ TEST_CASE("a measured then streamed ETDump has the bytes of the one built in mem
   }
 }
 
+TEST_CASE("a streaming sink that keeps its pieces reads each one intact until its next call", "[writer][etdump]") {
+  EtDumpWriter in_memory;
+  add_events(in_memory, 200);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  // Windows of whole pages and of pages and a bit; aligned writes (O_DIRECT's
+  // layout) and not: the pages the writer gives back as it goes must not
+  // include the piece the sink still holds.
+  for (size_t window : {size_t(4096), size_t(10'000), size_t(100'000)}) {
+    for (size_t align : {size_t(1), size_t(4096)}) {
+      INFO("window " << window << ", align " << align);
+      auto measuring = EtDumpWriter::measuring(expected.size() * 2, window);
+      add_events(*measuring, 200);
+      auto size = measuring->finish_streamed();
+      REQUIRE(size.ok());
+      // Each piece is read only at the next call (as a write in the
+      // background would read it), the last one at the call with no bytes.
+      std::vector<uint8_t> out(size_t(*size) + align, 0xAA);
+      ByteSpan held;
+      uint64_t held_at = 0;
+      size_t releases = 0, pieces = 0;
+      bool released_last = true;
+      auto streaming = EtDumpWriter::streaming(*size, [&](uint64_t offset, ByteSpan bytes) -> Status {
+        if (!held.empty()) std::memcpy(out.data() + held_at, held.data(), held.size());
+        held = bytes;
+        held_at = offset;
+        released_last = bytes.empty();
+        releases += bytes.empty();
+        pieces += !bytes.empty();
+        return {};
+      }, window, align, true);
+      add_events(*streaming, 200);
+      auto written = streaming->finish_streamed();
+      REQUIRE(written.ok());
+      CHECK(*written == expected.size());
+      CHECK(releases == 1);
+      CHECK(released_last);
+      CHECK(pieces >= 3);
+      out.resize(expected.size());
+      CHECK(out == expected);
+    }
+  }
+  // A writer dropped before its end (a replay that failed) releases its
+  // sink too, before its buffer goes.
+  auto measuring = EtDumpWriter::measuring(expected.size() * 2, 4096);
+  add_events(*measuring, 200);
+  auto size = measuring->finish_streamed();
+  REQUIRE(size.ok());
+  size_t releases = 0;
+  {
+    auto dropped = EtDumpWriter::streaming(*size, [&](uint64_t, ByteSpan bytes) -> Status {
+      releases += bytes.empty();
+      return {};
+    }, 4096, 1, true);
+    add_events(*dropped, 100);
+    CHECK(releases == 0);
+  }
+  CHECK(releases == 1);
+}
+
 TEST_CASE("a streamed ETDump stops at its sink's first error, and refuses calls that outgrow its size",
           "[writer][etdump]") {
   auto measuring = EtDumpWriter::measuring(1 << 20, 1);

@@ -122,9 +122,12 @@ constexpr size_t kScratchRoom = size_t(1) << 16;
 struct EtDumpWriter::Impl {
   enum class Mode { kInMemory, kMeasure, kStream };
   explicit Impl(size_t size_hint) : builder(size_hint) {}
-  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a)
+  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a, bool keeps = false)
       : mode(m), allocator(std::make_unique<MappedAllocator>(size, a > 1, m == Mode::kStream)), builder(reserve, allocator.get()),
-        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1) {}
+        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1), sink_keeps_bytes(keeps) {}
+  // The sink may still hold the last piece: it lets go before the buffer
+  // does.
+  ~Impl() { (void)release_sink(); }
   Mode mode = Mode::kInMemory;
   std::unique_ptr<MappedAllocator> allocator;  // before builder: outlives it
   Builder builder;
@@ -135,6 +138,16 @@ struct EtDumpWriter::Impl {
   Status stream_error;
   // Bytes from the end already handed to the sink (measuring: let go of).
   size_t flushed = 0;
+  // See streaming(): the sink holds the last piece it was given until its
+  // next call (sink_holds: it has one).
+  bool sink_keeps_bytes = false;
+  bool sink_holds = false;
+  // The sink's last call, with no bytes: it holds nothing afterwards.
+  Status release_sink() {
+    if (!sink_holds) return {};
+    sink_holds = false;
+    return sink(stream_size, ByteSpan());
+  }
   // The lowest page given back so far, or null.
   uint8_t* discarded_from = nullptr;
   // Event names written so far; a runtime repeats a few hundred names over
@@ -568,22 +581,28 @@ struct EtDumpWriter::Impl {
       uint64_t to = stream_size - flushed;
       if (flushed == 0) to = (to + align - 1) & ~uint64_t(align - 1);
       if (to > from) {
+        // A sink keeping its pieces is done with the one before once it
+        // returns: that one's pages go, the new one's stay.
+        const size_t held = flushed;
         stream_error = sink(from, ByteSpan(builder.at(flatbuffers::uoffset_t(stream_size - from)), size_t(to - from)));
+        sink_holds = sink_keeps_bytes && stream_error.ok();
         flushed = size_t(stream_size - from);
+        if (sink_holds) return discard(reinterpret_cast<uintptr_t>(builder.at(flatbuffers::uoffset_t(held))));
       }
     } else {
       flushed = size;
     }
-    discard();
+    discard(reinterpret_cast<uintptr_t>(builder.GetCurrentBufferPointer()));
   }
 
-  void discard() {
+  // Gives back the pages from the one holding `bottom` (exclusive: it may
+  // still be built or held) up to what was given back before.
+  void discard(uintptr_t bottom) {
     // After a reallocation the pages given back so far were another
     // mapping's: nothing more is given back.
     if (allocator->allocations > 1) return;
     static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-    const uintptr_t cursor = reinterpret_cast<uintptr_t>(builder.GetCurrentBufferPointer());
-    const uintptr_t from = (cursor + page - 1) & ~(page - 1);  // the page being built stays
+    const uintptr_t from = (bottom + page - 1) & ~(page - 1);
     const uintptr_t to = discarded_from ? reinterpret_cast<uintptr_t>(discarded_from)
                                         : (reinterpret_cast<uintptr_t>(builder.at(0)) & ~(page - 1));
     if (from >= to) return;
@@ -622,9 +641,10 @@ std::unique_ptr<EtDumpWriter> EtDumpWriter::measuring(size_t size_hint, size_t w
       std::make_unique<Impl>(Impl::Mode::kMeasure, size_hint + kScratchRoom, 0, nullptr, window, 1)));
 }
 
-std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window, size_t align) {
-  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(
-      std::make_unique<Impl>(Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window, align)));
+std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window, size_t align,
+                                                     bool sink_keeps_bytes) {
+  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(std::make_unique<Impl>(
+      Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window, align, sink_keeps_bytes)));
 }
 
 bool EtDumpWriter::failed() const { return !impl_->stream_error.ok(); }
@@ -698,6 +718,8 @@ Result<uint64_t> EtDumpWriter::finish_streamed() {
   const uint64_t size = impl.builder.GetSize();
   if (impl.mode == Impl::Mode::kStream) {
     impl.flush();
+    Status released = impl.release_sink();
+    if (impl.stream_error.ok() && !released.ok()) impl.stream_error = std::move(released);
     if (impl.stream_error.ok() && size != impl.stream_size) {
       impl.stream_error = Error{ErrorKind::kIo, {}, {}, "the ETDump has " + std::to_string(size) +
                                                             " bytes, not its measured " +
