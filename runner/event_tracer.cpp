@@ -146,7 +146,7 @@ void EventTracer::pack_records() {
 }
 
 template <typename Add>
-bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const {
+bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, bool lengths_only, Add&& add) const {
   uint64_t previous_start = 0;
   auto times = [&](Record& r) {
     uint64_t start = 0, length = 0;
@@ -171,7 +171,7 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         add(r, nullptr, nullptr);
         break;
       case Record::kDebug:
-        if (!(p = unpack_event(p, end, debug))) return false;
+        if (!(p = unpack_event(p, end, debug, lengths_only))) return false;
         add(r, &debug, nullptr);
         break;
       case Record::kProfile: {
@@ -189,7 +189,7 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         break;
       }
       case Record::kDelegateProfile:
-        if (!(p = unpack_event(p, end, delegate)) || !times(r)) return false;
+        if (!(p = unpack_event(p, end, delegate, lengths_only)) || !times(r)) return false;
         add(r, nullptr, &delegate);
         break;
       default: return false;
@@ -313,7 +313,7 @@ EventTracer::TimeBase EventTracer::time_base() {
 #endif
 }
 
-Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
+Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base, bool lengths_only) {
   auto to_ns = [&](uint64_t t) {
     if (base.identity) return t;
     const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
@@ -337,7 +337,7 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
   for (const SpilledChunk& c : spilled_chunks_) {
     uint8_t* bytes = packed_.get();
     if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
-        !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
+        !unpack_chunk(bytes, bytes + c.bytes, c.records, lengths_only, add)) {
       return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
     }
     // A sink that failed fails the dump: the rest would be built for nothing.
@@ -351,8 +351,8 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
     if (r.kind == Record::kDebug || r.kind == Record::kDelegateProfile) {
       const uint8_t* begin = events_.get() + r.event;
       const uint8_t* end = begin + r.index;
-      const bool ok = r.kind == Record::kDebug ? unpack_event(begin, end, debug) == end
-                                               : unpack_event(begin, end, delegate) == end;
+      const bool ok = r.kind == Record::kDebug ? unpack_event(begin, end, debug, lengths_only) == end
+                                               : unpack_event(begin, end, delegate, lengths_only) == end;
       if (!ok) return Error{ErrorKind::kRuntime, "", "", "the event tracer's packed events are inconsistent"};
       add(r, &debug, &delegate);
     } else {
@@ -403,7 +403,7 @@ Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t windo
   Result<uint64_t> size = uint64_t(0);
   {
     auto measuring = etdump::EtDumpWriter::measuring(size_estimate(), window);
-    Status replayed = replay(*measuring, base);
+    Status replayed = replay(*measuring, base, true);
     size = replayed ? measuring->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
   }
   if (size) {

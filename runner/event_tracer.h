@@ -186,8 +186,10 @@ class EventTracer {
     bool identity = false;  // ticks are already nanoseconds
   };
   TimeBase time_base();
-  // Every record, spilled ones first, into `writer`.
-  Status replay(etdump::EtDumpWriter& writer, const TimeBase& base);
+  // Every record, spilled ones first, into `writer`. `lengths_only`: for
+  // a measuring writer, which looks at the lengths of an event's strings
+  // and vectors, not at their contents (see unpack_event).
+  Status replay(etdump::EtDumpWriter& writer, const TimeBase& base, bool lengths_only = false);
   // Empties the tracer after finish().
   void reset();
   // A bound on the dump's size.
@@ -219,7 +221,7 @@ class EventTracer {
   // or delegate event, if any); false if its bytes do not hold `count`
   // records.
   template <typename Add>
-  bool unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const;
+  bool unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, bool lengths_only, Add&& add) const;
 
   DebugLevel level_;
   std::vector<Record> records_;
