@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -32,25 +34,54 @@ uint64_t monotonic_ns() {
 // error, if any, is the call's, and the new piece is then not written.
 class BackgroundWrites {
  public:
-  explicit BackgroundWrites(OutputFile& out) : out_(out) {}
-  ~BackgroundWrites() { (void)wait(); }
+  explicit BackgroundWrites(OutputFile& out) : out_(out), thread_([this] { run(); }) {}
+  ~BackgroundWrites() {
+    {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [&] { return !pending_; });
+      stop_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
   BackgroundWrites(const BackgroundWrites&) = delete;
   BackgroundWrites& operator=(const BackgroundWrites&) = delete;
 
   Status operator()(uint64_t offset, ByteSpan bytes) {
-    ETKIT_TRY(wait());
-    if (!bytes.empty()) writing_ = std::thread([this, offset, bytes] { written_ = out_.write_at(offset, bytes); });
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return !pending_; });
+    Status last = std::exchange(written_, Status());
+    if (!last.ok() || bytes.empty()) return last;
+    offset_ = offset;
+    bytes_ = bytes;
+    pending_ = true;
+    lock.unlock();
+    ready_.notify_one();
     return {};
   }
 
  private:
-  Status wait() {
-    if (writing_.joinable()) writing_.join();
-    return std::exchange(written_, Status());
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ready_.wait(lock, [&] { return pending_ || stop_; });
+      if (!pending_) return;
+      lock.unlock();
+      Status s = out_.write_at(offset_, bytes_);
+      lock.lock();
+      written_ = std::move(s);
+      pending_ = false;
+      done_.notify_one();
+    }
   }
   OutputFile& out_;
-  std::thread writing_;
+  std::mutex mutex_;
+  std::condition_variable ready_, done_;
+  bool pending_ = false, stop_ = false;
+  uint64_t offset_ = 0;
+  ByteSpan bytes_;
   Status written_;
+  std::thread thread_;  // last: starts once the members above exist
 };
 
 }  // namespace
