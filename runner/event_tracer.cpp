@@ -5,6 +5,7 @@
 #include <cstring>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -32,10 +33,17 @@ uint64_t monotonic_ns() {
 // waits for the device (about 2 ms a 4 MiB piece here), time the run would
 // otherwise spend doing nothing. A call waits for the piece before; its
 // error, if any, is the call's, and the new piece is then not written.
+// Without a thread to be had, each piece is written in the call.
 class BackgroundWrites {
  public:
-  explicit BackgroundWrites(OutputFile& out) : out_(out), thread_([this] { run(); }) {}
+  explicit BackgroundWrites(OutputFile& out) : out_(out) {
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+    }
+  }
   ~BackgroundWrites() {
+    if (!thread_.joinable()) return;
     {
       std::unique_lock lock(mutex_);
       done_.wait(lock, [&] { return !pending_; });
@@ -48,6 +56,7 @@ class BackgroundWrites {
   BackgroundWrites& operator=(const BackgroundWrites&) = delete;
 
   Status operator()(uint64_t offset, ByteSpan bytes) {
+    if (!thread_.joinable()) return bytes.empty() ? Status() : out_.write_at(offset, bytes);
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return !pending_; });
     Status last = std::exchange(written_, Status());
@@ -81,7 +90,7 @@ class BackgroundWrites {
   uint64_t offset_ = 0;
   ByteSpan bytes_;
   Status written_;
-  std::thread thread_;  // last: starts once the members above exist
+  std::thread thread_;
 };
 
 }  // namespace
