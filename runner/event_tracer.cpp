@@ -36,12 +36,7 @@ uint64_t monotonic_ns() {
 // Without a thread to be had, each piece is written in the call.
 class BackgroundWrites {
  public:
-  explicit BackgroundWrites(OutputFile& out) : out_(out) {
-    try {
-      thread_ = std::thread([this] { run(); });
-    } catch (const std::system_error&) {
-    }
-  }
+  explicit BackgroundWrites(OutputFile& out) : out_(out), thread_(start()) {}
   ~BackgroundWrites() {
     if (!thread_.joinable()) return;
     {
@@ -70,6 +65,13 @@ class BackgroundWrites {
   }
 
  private:
+  std::thread start() {
+    try {
+      return std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+      return {};
+    }
+  }
   void run() {
     std::unique_lock lock(mutex_);
     for (;;) {
@@ -90,7 +92,7 @@ class BackgroundWrites {
   uint64_t offset_ = 0;
   ByteSpan bytes_;
   Status written_;
-  std::thread thread_;
+  std::thread thread_;  // last: starts once the members above exist
 };
 
 }  // namespace
