@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
 #include <thread>
+#include <utility>
 
 #include "libcore/formats/etdump/etdump_writer.h"
 #include "libcore/support/file.h"
@@ -22,6 +26,74 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
+
+// A streamed dump's pieces written to the file on a thread of their own,
+// one at a time, while the writer builds the next piece (see
+// EtDumpWriter::streaming's sink_keeps_bytes): under O_DIRECT a write
+// waits for the device (about 2 ms a 4 MiB piece here), time the run would
+// otherwise spend doing nothing. A call waits for the piece before; its
+// error, if any, is the call's, and the new piece is then not written.
+// Without a thread to be had, each piece is written in the call.
+class BackgroundWrites {
+ public:
+  explicit BackgroundWrites(OutputFile& out) : out_(out), thread_(start()) {}
+  ~BackgroundWrites() {
+    if (!thread_.joinable()) return;
+    {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [&] { return !pending_; });
+      stop_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  BackgroundWrites(const BackgroundWrites&) = delete;
+  BackgroundWrites& operator=(const BackgroundWrites&) = delete;
+
+  Status operator()(uint64_t offset, ByteSpan bytes) {
+    if (!thread_.joinable()) return bytes.empty() ? Status() : out_.write_at(offset, bytes);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return !pending_; });
+    Status last = std::exchange(written_, Status());
+    if (!last.ok() || bytes.empty()) return last;
+    offset_ = offset;
+    bytes_ = bytes;
+    pending_ = true;
+    lock.unlock();
+    ready_.notify_one();
+    return {};
+  }
+
+ private:
+  std::thread start() {
+    try {
+      return std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+      return {};
+    }
+  }
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ready_.wait(lock, [&] { return pending_ || stop_; });
+      if (!pending_) return;
+      lock.unlock();
+      Status s = out_.write_at(offset_, bytes_);
+      lock.lock();
+      written_ = std::move(s);
+      pending_ = false;
+      done_.notify_one();
+    }
+  }
+  OutputFile& out_;
+  std::mutex mutex_;
+  std::condition_variable ready_, done_;
+  bool pending_ = false, stop_ = false;
+  uint64_t offset_ = 0;
+  ByteSpan bytes_;
+  Status written_;
+  std::thread thread_;  // last: starts once the members above exist
+};
 
 }  // namespace
 
@@ -116,7 +188,7 @@ void EventTracer::pack_records() {
 }
 
 template <typename Add>
-bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const {
+bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, bool lengths_only, Add&& add) const {
   uint64_t previous_start = 0;
   auto times = [&](Record& r) {
     uint64_t start = 0, length = 0;
@@ -141,7 +213,7 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         add(r, nullptr, nullptr);
         break;
       case Record::kDebug:
-        if (!(p = unpack_event(p, end, debug))) return false;
+        if (!(p = unpack_event(p, end, debug, lengths_only))) return false;
         add(r, &debug, nullptr);
         break;
       case Record::kProfile: {
@@ -159,7 +231,7 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         break;
       }
       case Record::kDelegateProfile:
-        if (!(p = unpack_event(p, end, delegate)) || !times(r)) return false;
+        if (!(p = unpack_event(p, end, delegate, lengths_only)) || !times(r)) return false;
         add(r, nullptr, &delegate);
         break;
       default: return false;
@@ -283,7 +355,7 @@ EventTracer::TimeBase EventTracer::time_base() {
 #endif
 }
 
-Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
+Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base, bool lengths_only) {
   auto to_ns = [&](uint64_t t) {
     if (base.identity) return t;
     const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
@@ -307,7 +379,7 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
   for (const SpilledChunk& c : spilled_chunks_) {
     uint8_t* bytes = packed_.get();
     if (c.bytes > packed_capacity_ || !spill_->read(offset, bytes, size_t(c.bytes)) ||
-        !unpack_chunk(bytes, bytes + c.bytes, c.records, add)) {
+        !unpack_chunk(bytes, bytes + c.bytes, c.records, lengths_only, add)) {
       return Error{ErrorKind::kIo, "", "", "cannot read back the event tracer's temporary file"};
     }
     // A sink that failed fails the dump: the rest would be built for nothing.
@@ -321,8 +393,8 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base) {
     if (r.kind == Record::kDebug || r.kind == Record::kDelegateProfile) {
       const uint8_t* begin = events_.get() + r.event;
       const uint8_t* end = begin + r.index;
-      const bool ok = r.kind == Record::kDebug ? unpack_event(begin, end, debug) == end
-                                               : unpack_event(begin, end, delegate) == end;
+      const bool ok = r.kind == Record::kDebug ? unpack_event(begin, end, debug, lengths_only) == end
+                                               : unpack_event(begin, end, delegate, lengths_only) == end;
       if (!ok) return Error{ErrorKind::kRuntime, "", "", "the event tracer's packed events are inconsistent"};
       add(r, &debug, &delegate);
     } else {
@@ -366,18 +438,18 @@ Status EventTracer::finish(const std::function<Status(ByteSpan)>& sink) {
   return writer.finish(sink);
 }
 
-Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t window, size_t align) {
+Result<uint64_t> EventTracer::finish(const etdump::ChunkSink& sink, size_t window, size_t align, bool sink_keeps_bytes) {
   // Both passes see the same records and the same time base, so they make
   // the same calls (a delegate event's times are set again to equal values).
   const TimeBase base = time_base();
   Result<uint64_t> size = uint64_t(0);
   {
     auto measuring = etdump::EtDumpWriter::measuring(size_estimate(), window);
-    Status replayed = replay(*measuring, base);
+    Status replayed = replay(*measuring, base, true);
     size = replayed ? measuring->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
   }
   if (size) {
-    auto streaming = etdump::EtDumpWriter::streaming(*size, sink, window, align);
+    auto streaming = etdump::EtDumpWriter::streaming(*size, sink, window, align, sink_keeps_bytes);
     Status replayed = replay(*streaming, base);
     size = replayed ? streaming->finish_streamed() : Result<uint64_t>(std::move(replayed).error());
   }
@@ -393,7 +465,11 @@ Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
 Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window) {
   if (out.positional() && size_estimate() > stream_above) {
     const size_t align = out.use_direct_io() ? OutputFile::kDirectAlignment : 1;
-    auto size = finish([&](uint64_t offset, ByteSpan bytes) { return out.write_at(offset, bytes); }, window, align);
+    Result<uint64_t> size = uint64_t(0);
+    {
+      BackgroundWrites writes(out);
+      size = finish(std::ref(writes), window, align, true);
+    }
     if (!size) return std::move(size).error().at_file(out.path());
     ETKIT_TRY(out.set_size(*size));  // the zeros past the dump's end go
   } else {

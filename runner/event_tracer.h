@@ -117,10 +117,11 @@ class EventTracer {
   // read back, or the sink's.
   Status finish(const std::function<Status(ByteSpan)>& sink);
   // The same bytes written to `sink` piece by piece as they are built (see
-  // etdump::ChunkSink and EtDumpWriter::streaming for `align`), in memory
-  // bounded by `window` and a few MiB; the dump's size.
+  // etdump::ChunkSink and EtDumpWriter::streaming for `align` and
+  // `sink_keeps_bytes`), in memory bounded by `window` and a few MiB; the
+  // dump's size.
   Result<uint64_t> finish(const etdump::ChunkSink& sink, size_t window = etdump::EtDumpWriter::kStreamWindow,
-                          size_t align = 1);
+                          size_t align = 1, bool sink_keeps_bytes = false);
   // Below this estimate of the dump's size (kBytesPerEvent per event), a
   // dump is built in memory and written at once: the measuring pass costs
   // more than the memory it saves.
@@ -128,7 +129,8 @@ class EventTracer {
   // finish() into `path` atomically (a temporary file renamed into place on
   // success): streamed into a regular file when the dump may be larger than
   // `stream_above` (with O_DIRECT where the file system takes it: the dump
-  // is written once and not kept in the page cache), else built in memory,
+  // is written once and not kept in the page cache; each piece written on
+  // another thread while the next is built), else built in memory,
   // as always for standard output ("-"), devices and FIFOs, which take no
   // positional writes.
   Status write_etdump(const std::string& path, size_t stream_above = kStreamAbove);
@@ -184,8 +186,10 @@ class EventTracer {
     bool identity = false;  // ticks are already nanoseconds
   };
   TimeBase time_base();
-  // Every record, spilled ones first, into `writer`.
-  Status replay(etdump::EtDumpWriter& writer, const TimeBase& base);
+  // Every record, spilled ones first, into `writer`. `lengths_only`: for
+  // a measuring writer, which looks at the lengths of an event's strings
+  // and vectors, not at their contents (see unpack_event).
+  Status replay(etdump::EtDumpWriter& writer, const TimeBase& base, bool lengths_only = false);
   // Empties the tracer after finish().
   void reset();
   // A bound on the dump's size.
@@ -217,7 +221,7 @@ class EventTracer {
   // or delegate event, if any); false if its bytes do not hold `count`
   // records.
   template <typename Add>
-  bool unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, Add&& add) const;
+  bool unpack_chunk(const uint8_t* p, const uint8_t* end, size_t count, bool lengths_only, Add&& add) const;
 
   DebugLevel level_;
   std::vector<Record> records_;

@@ -33,10 +33,13 @@ uint8_t* put_bytes(uint8_t* out, const void* data, size_t size) {
   return out + size;
 }
 
-// Reading side: every step checks the bytes left.
+// Reading side: every step checks the bytes left. With `lengths_only`,
+// strings, byte vectors and integer vectors get their length and are
+// skipped over, their contents left as they were.
 struct Reader {
   const uint8_t* p;
   const uint8_t* end;
+  bool lengths_only = false;
   bool ok = true;
 
   uint64_t varint() {
@@ -71,14 +74,38 @@ struct Reader {
     if (n > uint64_t(end - p)) ok = false;
     return ok ? size_t(n) : 0;
   }
+  void skip(size_t size) {
+    if (!ok || size_t(end - p) < size) {
+      ok = false;
+      return;
+    }
+    p += size;
+  }
   // Into `s`, `v` and `t` in place: their storage is reused.
   void string(std::string& s) {
     s.resize(count());
+    if (lengths_only) return skip(s.size());
     bytes(s.data(), s.size());
+  }
+  void byte_vector(std::vector<uint8_t>& v) {
+    v.resize(count());
+    if (lengths_only) return skip(v.size());
+    bytes(v.data(), v.size());
   }
   void int64s(std::vector<int64_t>& v) {
     v.resize(count());
-    for (int64_t& x : v) x = signed_varint();
+    if (!lengths_only) {
+      for (int64_t& x : v) x = signed_varint();
+      return;
+    }
+    // Each varint ends at its first byte below 0x80.
+    for (size_t n = v.size(); n != 0 && ok;) {
+      if (p == end) {
+        ok = false;
+      } else {
+        n -= *p++ < 0x80;
+      }
+    }
   }
   void tensor(etdump::Tensor& t) {
     t.scalar_type = int8_t(byte());
@@ -101,8 +128,8 @@ T* keep(std::optional<T>& o, bool present) {
 
 }  // namespace
 
-const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::DebugEvent& e) {
-  Reader r{in, end};
+const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::DebugEvent& e, bool lengths_only) {
+  Reader r{in, end, lengths_only};
   const uint8_t flags = r.byte();
   e.chain_index = uint64_t(r.signed_varint());
   e.instruction_id = r.int32();
@@ -141,8 +168,8 @@ const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::Debug
   return r.ok ? r.p : nullptr;
 }
 
-const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::ProfileEvent& e) {
-  Reader r{in, end};
+const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::ProfileEvent& e, bool lengths_only) {
+  Reader r{in, end, lengths_only};
   const uint8_t flags = r.byte();
   e.chain_index = r.int32();
   e.instruction_id = r.int32();
@@ -151,10 +178,7 @@ const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::Profi
   e.end_time = 0;
   if (auto* s = keep(e.name, flags & kHasName)) r.string(*s);
   if (auto* s = keep(e.delegate_debug_id_str, flags & kHasDelegateText)) r.string(*s);
-  if (auto* metadata = keep(e.delegate_debug_metadata, flags & kHasMetadata)) {
-    metadata->resize(r.count());
-    r.bytes(metadata->data(), metadata->size());
-  }
+  if (auto* metadata = keep(e.delegate_debug_metadata, flags & kHasMetadata)) r.byte_vector(*metadata);
   return r.ok ? r.p : nullptr;
 }
 

@@ -44,7 +44,12 @@ uint8_t* pack_tensor(uint8_t* out, int8_t scalar_type, std::span<const int32_t> 
 // Reads an event packed at `in` into `event` (overwritten whole, reusing
 // its strings' and vectors' storage: a chunk's events are read into the same
 // one); its end, or null when the bytes up to `end` do not hold one.
-const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::DebugEvent& event);
-const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::ProfileEvent& event);
+// `lengths_only`: the strings, metadata and tensor sizes and strides get
+// their lengths but keep their old contents (every scalar is read), all a
+// measuring EtDumpWriter looks at; the same bytes are checked.
+const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::DebugEvent& event,
+                            bool lengths_only = false);
+const uint8_t* unpack_event(const uint8_t* in, const uint8_t* end, etdump::ProfileEvent& event,
+                            bool lengths_only = false);
 
 }  // namespace etkit::rt

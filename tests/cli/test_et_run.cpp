@@ -293,3 +293,55 @@ TEST_CASE("et-run: a wrong-shape or wrong-dtype .npy input names the .npy and bo
   CHECK(r.exit_code == 2);
   CHECK(r.err == "et-run: error: " + (dir / "ints.npy").string() + ": holds INT; input 0 expects FLOAT\n");
 }
+
+TEST_CASE("et-run: a run that fails partway still writes the debug buffer its ETDump points into", "[cli][et-run]") {
+  // forward(x: float[2]): y = x * [2, 3] runs and is logged, then y + d
+  // with d: float[3] cannot broadcast, so the kernel fails (exit 3).
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t c = m.add_constant_tensor({2}, std::vector<float>{2.0f, 3.0f});
+  const int32_t y = m.add_planned_tensor(ScalarType::kFloat, {2});
+  const int32_t d = m.add_planned_tensor(ScalarType::kFloat, {3});
+  const int32_t z = m.add_planned_tensor(ScalarType::kFloat, {2});
+  m.kernel_call("aten::mul", "out", {x, c, y, y});
+  m.kernel_call("aten::add", "out", {y, d, m.add_int(1), z, z});
+  m.set_inputs({x});
+  m.set_outputs({z});
+  const auto dir = test::scratch_dir();
+  test::write_bytes(dir / "fails.pte", *pte::write_program(b.build()));
+  const auto dump = dir / "run.etdp", buffer = dir / "run.etdp.debug.bin";
+  auto r = test::run_tool("et-run", test::shell_quote(dir / "fails.pte") + " -q --etdump " + test::shell_quote(dump) +
+                                        " --debug-level intermediates");
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("instructions[1]: aten::add.out: shapes [2] and [3] cannot be broadcast") != std::string::npos);
+  REQUIRE(std::filesystem::exists(dump));
+  REQUIRE(std::filesystem::exists(buffer));
+  // Only the two files: no temporary file left beside them.
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().filename() != "fails.pte";
+  CHECK(entries == 2);
+  // Logged: y = ones * [2, 3] = [2, 3] at offset 0, then the failing add's
+  // output z (logged even on failure, in the kernel's scope) at the next
+  // 64-byte boundary: 64 + 8 bytes.
+  CHECK(std::filesystem::file_size(buffer) == 72);
+  // et-dump-decode resolves every logged tensor in the buffer (a range past
+  // its end is an error, exit 2).
+  auto decoded = test::run_tool("et-dump-decode",
+                                test::shell_quote(dump) + " --debug-buffer " + test::shell_quote(buffer));
+  INFO(decoded.err);
+  REQUIRE(decoded.exit_code == 0);
+  const json doc = json::parse(decoded.out);
+  REQUIRE(doc["run_data"].size() == 2);  // Default, then the failed execution
+  std::vector<json> logged;
+  for (const json& e : doc["run_data"][1]["events"]) {
+    if (e.contains("debug_event")) logged.push_back(e["debug_event"]);
+  }
+  REQUIRE(logged.size() == 2);
+  CHECK(logged[0]["instruction_id"] == 0);
+  CHECK(logged[0]["debug_entry"]["tensor"]["offset"] == 0);
+  CHECK(logged[0]["debug_entry"]["tensor"]["values"] == json::array({2.0, 3.0}));
+  CHECK(logged[1]["instruction_id"] == 1);
+  CHECK(logged[1]["debug_entry"]["tensor"]["offset"] == 64);
+  CHECK(logged[1]["debug_entry"]["tensor"]["values"].size() == 2);
+}

@@ -21,6 +21,7 @@
 #include "libcore/formats/json/schema_json.h"
 #include "libcore/support/file.h"
 #include "runner/event_tracer.h"
+#include "runner/packed_events.h"
 #include "runner/spill_file.h"
 #include "tests/support/test_support.h"
 
@@ -726,5 +727,64 @@ TEST_CASE("EventTracer: write_etdump goes on through the page cache when O_DIREC
     CHECK(out.value()->direct_io() == direct);
     CHECK(test::read_bytes(path) == expected);
     std::filesystem::remove(path);
+  }
+}
+
+TEST_CASE("unpack_event with lengths only reads every scalar and length, skips the contents, checks the same bytes",
+          "[runner][etdump]") {
+  // A delegate id of 200 characters and sizes past 127 take varints of two
+  // bytes and more; the contents must not matter, the lengths must.
+  const std::string id(200, 'q');
+  const std::string_view id_view = id;
+  const uint8_t metadata[] = {1, 2, 3, 4, 5};
+  const int32_t sizes[] = {1, 300, -70000};
+  const int64_t strides[] = {210'000, 70'000, INT64_MIN};
+  std::vector<uint8_t> bytes(1024);
+  uint8_t* end = pack_debug_head(bytes.data(), -1, 9, -1, &id_view);
+  end = pack_tensor(pack_tensor_value(end, true), 6, sizes, strides, 4096);
+  const size_t debug_size = size_t(end - bytes.data());
+  end = pack_delegate_profile(end, 3, 4, -1, &id_view, metadata);
+  const size_t size = size_t(end - bytes.data());
+  const uint8_t* begin = bytes.data();
+
+  etdump::DebugEvent debug;
+  debug.delegate_debug_id_str = "old contents";
+  REQUIRE(unpack_event(begin, begin + debug_size, debug, true) == begin + debug_size);
+  CHECK(debug.chain_index == UINT64_MAX);  // the unset chain, -1
+  CHECK(debug.instruction_id == 9);
+  CHECK(debug.delegate_debug_id_int == -1);
+  REQUIRE(debug.delegate_debug_id_str);
+  CHECK(debug.delegate_debug_id_str->size() == 200);
+  CHECK_FALSE(debug.name);
+  CHECK(debug.debug_entry.val == etdump::ValueType::kTensor);
+  CHECK(debug.debug_entry.output == std::optional<bool>(true));
+  REQUIRE(debug.debug_entry.tensor);
+  CHECK(debug.debug_entry.tensor->scalar_type == 6);
+  CHECK(debug.debug_entry.tensor->sizes.size() == 3);
+  CHECK(debug.debug_entry.tensor->strides.size() == 3);
+  CHECK(debug.debug_entry.tensor->offset == 4096);
+  // The full read gives the contents, over the same bytes.
+  etdump::DebugEvent full;
+  REQUIRE(unpack_event(begin, begin + debug_size, full) == begin + debug_size);
+  CHECK(*full.delegate_debug_id_str == id);
+  CHECK(full.debug_entry.tensor->sizes == std::vector<int64_t>{1, 300, -70000});
+
+  etdump::ProfileEvent delegate;
+  const uint8_t* at = begin + debug_size;
+  REQUIRE(unpack_event(at, begin + size, delegate, true) == begin + size);
+  CHECK(delegate.chain_index == 3);
+  CHECK(delegate.instruction_id == 4);
+  CHECK(delegate.delegate_debug_id_str->size() == 200);
+  REQUIRE(delegate.delegate_debug_metadata);
+  CHECK(delegate.delegate_debug_metadata->size() == 5);
+
+  // Cut anywhere, neither read finds an event.
+  for (size_t cut = 0; cut < debug_size; ++cut) {
+    INFO("cut at " << cut);
+    CHECK(unpack_event(begin, begin + cut, debug, true) == nullptr);
+    CHECK(unpack_event(begin, begin + cut, full) == nullptr);
+  }
+  for (const uint8_t* cut = at; cut < begin + size; ++cut) {
+    CHECK(unpack_event(at, cut, delegate, true) == nullptr);
   }
 }

@@ -1,6 +1,7 @@
 // ETDump writer -> reader round trips, and the wire details the runtime's
 // writer has (size prefix, ED00, defaults left out), checked on the bytes.
 #include <cstring>
+#include <limits>
 
 #include "examples/demo_models.h"
 #include "libcore/formats/etdump/debug_buffer.h"
@@ -275,6 +276,146 @@ TEST_CASE("a measured then streamed ETDump has the bytes of the one built in mem
     CHECK(out == expected);
     if (window == 1) CHECK(chunks > 4000);  // 200 blocks of 24 events
   }
+}
+
+namespace {
+
+// Debug and delegate events of many shapes (present fields, string and
+// vector lengths, scalars at and off their defaults, NaN and -0.0), in an
+// order that starts each shape at every builder size modulo 8, with named
+// events of odd sizes between them.
+void add_shapes(EtDumpWriter& w, int blocks) {
+  const float floats[] = {0.0f, -0.0f, 1.5f, std::numeric_limits<float>::quiet_NaN()};
+  for (int b = 0; b < blocks; ++b) {
+    w.begin_block(b % 2 ? "Execute" : "E", -1);
+    for (int i = 0; i < 40; ++i) {
+      const int k = b * 40 + i;
+      if (k % 3 == 0) w.add_profile_event(std::string(size_t(k % 5), 'n'), k % 2, k % 4 - 1, uint64_t(k), uint64_t(k + 1));
+      DebugEvent d;
+      d.chain_index = uint64_t(k % 3 == 1 ? 0 : k);
+      d.instruction_id = k % 5 == 0 ? -1 : k;
+      d.delegate_debug_id_int = k % 7 == 0 ? -1 : k % 9;
+      if (k % 4 == 1) d.delegate_debug_id_str = std::string(size_t(k % 13), 'i');
+      if (k % 6 == 2) d.name = std::string(size_t(k % 11), 'a');
+      switch (k % 6) {
+        case 0:
+        case 1: {
+          d.debug_entry.val = ValueType::kTensor;
+          Tensor t;
+          t.scalar_type = int8_t(k % 2 ? 6 : 0);
+          t.sizes.assign(size_t(k % 5), k % 300);
+          t.strides.assign(size_t(k % 5), 1 << (k % 20));
+          t.offset = k % 4 == 0 ? 0 : (k % 4 == 1 ? -1 : 64 * k);
+          d.debug_entry.tensor = t;
+          if (k % 8 < 3) d.debug_entry.output = k % 8 == 1;
+          break;
+        }
+        case 2: d.debug_entry.val = ValueType::kInt; d.debug_entry.int_value = k % 4 ? k : 0; break;
+        case 3: d.debug_entry.val = ValueType::kFloat; d.debug_entry.float_value = floats[k % 4]; break;
+        case 4: d.debug_entry.val = ValueType::kDouble; d.debug_entry.double_value = k % 3 ? -0.25 * k : 0.0; break;
+        default: d.debug_entry.val = ValueType::kBool; d.debug_entry.bool_value = k % 4 == 1; break;
+      }
+      w.add_debug_event(d);
+      ProfileEvent p;
+      p.chain_index = k % 3;
+      p.instruction_id = k % 4 ? k : -1;
+      if (k % 5 == 2) {
+        p.delegate_debug_id_str = std::string(size_t(k % 17), 's');
+      } else {
+        p.delegate_debug_id_int = k % 6 - 1;
+      }
+      if (k % 3) p.delegate_debug_metadata = std::vector<uint8_t>(size_t(k % 19), uint8_t(k));
+      if (k % 10 == 3) p.name = std::string(size_t(k % 7), 'p');
+      p.start_time = k % 8 ? uint64_t(k) : 0;
+      p.end_time = k % 9 ? uint64_t(k) + 5 : 0;
+      w.add_profile_event(p);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a measuring writer gives the size of the dump built in memory for events of every shape",
+          "[writer][etdump]") {
+  EtDumpWriter in_memory;
+  add_shapes(in_memory, 60);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  for (size_t window : {size_t(1), size_t(4096), EtDumpWriter::kStreamWindow}) {
+    INFO("window " << window);
+    auto measuring = EtDumpWriter::measuring(expected.size() * 2, window);
+    add_shapes(*measuring, 60);
+    auto size = measuring->finish_streamed();
+    REQUIRE(size.ok());
+    CHECK(*size == expected.size());
+    std::vector<uint8_t> out(static_cast<size_t>(*size), 0);
+    auto streaming = EtDumpWriter::streaming(*size, [&](uint64_t offset, ByteSpan bytes) -> Status {
+      std::memcpy(out.data() + offset, bytes.data(), bytes.size());
+      return {};
+    }, window);
+    add_shapes(*streaming, 60);
+    auto written = streaming->finish_streamed();
+    REQUIRE(written.ok());
+    CHECK(out == expected);
+  }
+}
+
+TEST_CASE("a streaming sink that keeps its pieces reads each one intact until its next call", "[writer][etdump]") {
+  EtDumpWriter in_memory;
+  add_events(in_memory, 200);
+  const std::vector<uint8_t> expected = in_memory.finish();
+  // Windows of whole pages and of pages and a bit; aligned writes (O_DIRECT's
+  // layout) and not: the pages the writer gives back as it goes must not
+  // include the piece the sink still holds.
+  for (size_t window : {size_t(4096), size_t(10'000), size_t(100'000)}) {
+    for (size_t align : {size_t(1), size_t(4096)}) {
+      INFO("window " << window << ", align " << align);
+      auto measuring = EtDumpWriter::measuring(expected.size() * 2, window);
+      add_events(*measuring, 200);
+      auto size = measuring->finish_streamed();
+      REQUIRE(size.ok());
+      // Each piece is read only at the next call (as a write in the
+      // background would read it), the last one at the call with no bytes.
+      std::vector<uint8_t> out(size_t(*size) + align, 0xAA);
+      ByteSpan held;
+      uint64_t held_at = 0;
+      size_t releases = 0, pieces = 0;
+      bool released_last = true;
+      auto streaming = EtDumpWriter::streaming(*size, [&](uint64_t offset, ByteSpan bytes) -> Status {
+        if (!held.empty()) std::memcpy(out.data() + held_at, held.data(), held.size());
+        held = bytes;
+        held_at = offset;
+        released_last = bytes.empty();
+        releases += bytes.empty();
+        pieces += !bytes.empty();
+        return {};
+      }, window, align, true);
+      add_events(*streaming, 200);
+      auto written = streaming->finish_streamed();
+      REQUIRE(written.ok());
+      CHECK(*written == expected.size());
+      CHECK(releases == 1);
+      CHECK(released_last);
+      CHECK(pieces >= 3);
+      out.resize(expected.size());
+      CHECK(out == expected);
+    }
+  }
+  // A writer dropped before its end (a replay that failed) releases its
+  // sink too, before its buffer goes.
+  auto measuring = EtDumpWriter::measuring(expected.size() * 2, 4096);
+  add_events(*measuring, 200);
+  auto size = measuring->finish_streamed();
+  REQUIRE(size.ok());
+  size_t releases = 0;
+  {
+    auto dropped = EtDumpWriter::streaming(*size, [&](uint64_t, ByteSpan bytes) -> Status {
+      releases += bytes.empty();
+      return {};
+    }, 4096, 1, true);
+    add_events(*dropped, 100);
+    CHECK(releases == 0);
+  }
+  CHECK(releases == 1);
 }
 
 TEST_CASE("a streamed ETDump stops at its sink's first error, and refuses calls that outgrow its size",

@@ -267,8 +267,13 @@ Result<int> run(const Options& o) {
     const auto start = Clock::now();
     Status s = execute_once(tracer ? &*tracer : nullptr);
     if (!s) {
-      // What ran is still worth keeping: write the dump before failing.
-      if (tracer) (void)tracer->write_etdump(o.etdump);
+      // What ran is still worth keeping, the tensors logged up to the
+      // failure most of all: the dump and its debug buffer are both
+      // finished (each atomically) before failing with the kernel's error.
+      if (tracer) {
+        (void)tracer->write_etdump(o.etdump);
+        if (level != DebugLevel::kNone) (void)tracer->write_debug_buffer();
+      }
       Error e = std::move(s).error();
       return std::move(e).at_file(pf.file->path());
     }

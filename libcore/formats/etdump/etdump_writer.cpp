@@ -122,9 +122,12 @@ constexpr size_t kScratchRoom = size_t(1) << 16;
 struct EtDumpWriter::Impl {
   enum class Mode { kInMemory, kMeasure, kStream };
   explicit Impl(size_t size_hint) : builder(size_hint) {}
-  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a)
+  Impl(Mode m, size_t reserve, uint64_t size, ChunkSink s, size_t w, size_t a, bool keeps = false)
       : mode(m), allocator(std::make_unique<MappedAllocator>(size, a > 1, m == Mode::kStream)), builder(reserve, allocator.get()),
-        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1) {}
+        stream_size(size), sink(std::move(s)), window(w < 1 ? 1 : w), align(a > 1 ? a : 1), sink_keeps_bytes(keeps) {}
+  // The sink may still hold the last piece: it lets go before the buffer
+  // does.
+  ~Impl() { (void)release_sink(); }
   Mode mode = Mode::kInMemory;
   std::unique_ptr<MappedAllocator> allocator;  // before builder: outlives it
   Builder builder;
@@ -135,6 +138,16 @@ struct EtDumpWriter::Impl {
   Status stream_error;
   // Bytes from the end already handed to the sink (measuring: let go of).
   size_t flushed = 0;
+  // See streaming(): the sink holds the last piece it was given until its
+  // next call (sink_holds: it has one).
+  bool sink_keeps_bytes = false;
+  bool sink_holds = false;
+  // The sink's last call, with no bytes: it holds nothing afterwards.
+  Status release_sink() {
+    if (!sink_holds) return {};
+    sink_holds = false;
+    return sink(stream_size, ByteSpan());
+  }
   // The lowest page given back so far, or null.
   uint8_t* discarded_from = nullptr;
   // Event names written so far; a runtime repeats a few hundred names over
@@ -281,6 +294,7 @@ struct EtDumpWriter::Impl {
     const voffset_t* position = layout.position;
     const size_t table_align = layout.align;
     if (vtable == 0) {
+      ++firsts;
       voffset_t entries[2 + 16] = {};
       size_t slots = 0;
       for (size_t i = 0; i < count; ++i) {
@@ -384,6 +398,7 @@ struct EtDumpWriter::Impl {
     const bool present = !(value == T(0));  // AddElement's test (NaN is present)
     kind = (kind + present) * 8 + builder.GetSize() % 8;
     if (mode != Mode::kMeasure || !scalar_vtable_made[kind]) {
+      firsts += !scalar_vtable_made[kind];
       scalar_vtable_made[kind] = true;
       return create(builder, value);
     }
@@ -456,6 +471,97 @@ struct EtDumpWriter::Impl {
     f.offset(4, id_str);
     f.offset(5, name);
     return Offset<fb::DebugEvent>(hand_table(f.items, f.count, debug_vtables[f.mask & 63], debug_layouts[f.mask & 63]));
+  }
+
+  // Measuring, an event takes the room the last event of the same shape
+  // took when the builder's size was the same modulo 8: the same present
+  // fields, string and vector lengths and alignment padding (every
+  // alignment is 8 at most) give the same layout, once the vtables it
+  // needs exist. So most events are measured without laying out their
+  // tables. `firsts` counts vtables written and generic tables made: an
+  // event during which one was is not a shape's room.
+  struct Room {
+    uint64_t key = ~uint64_t(0);
+    uint32_t bytes = 0;
+  };
+  std::array<Room, 256> rooms{};
+  size_t firsts = 0;
+  // An event's shape packed into 61 bits; not `ok` when a length does not
+  // fit (the event is then laid out).
+  struct Shape {
+    uint64_t bits = 0;
+    bool ok = true;
+    void flag(bool b) { bits = bits << 1 | uint64_t(b); }
+    void length(size_t n, int width) {
+      ok = ok && (n >> width) == 0;
+      bits = bits << width | (n & ((uint64_t(1) << width) - 1));
+    }
+  };
+  template <typename T>
+  static void optional_string(Shape& shape, const std::optional<T>& s, int width) {
+    shape.flag(s.has_value());
+    shape.length(s ? s->size() : 0, width);
+  }
+  template <typename T>
+  static void scalar(Shape& shape, const std::optional<T>& v) {
+    shape.flag(v.has_value());
+    shape.flag(v && !(*v == T(0)));  // as scalar_table's test
+  }
+  // 1 + 19 flags + 40 bits of lengths.
+  static Shape shape_of(const DebugEvent& d) {
+    Shape shape;
+    const Value& v = d.debug_entry;
+    shape.ok = !v.tensor_list;
+    shape.flag(true);
+    shape.flag(d.chain_index != 0);
+    shape.flag(d.instruction_id != -1);
+    shape.flag(d.delegate_debug_id_int != -1);
+    optional_string(shape, d.delegate_debug_id_str, 12);
+    optional_string(shape, d.name, 12);
+    shape.flag(v.val != ValueType::kNull);
+    shape.flag(v.tensor.has_value());
+    shape.flag(v.tensor && v.tensor->scalar_type != 0);
+    shape.flag(v.tensor && v.tensor->offset != 0);
+    shape.length(v.tensor ? v.tensor->sizes.size() : 0, 8);
+    shape.length(v.tensor ? v.tensor->strides.size() : 0, 8);
+    scalar(shape, v.int_value);
+    scalar(shape, v.float_value);
+    scalar(shape, v.double_value);
+    scalar(shape, v.bool_value);
+    scalar(shape, v.output);
+    return shape;
+  }
+  // 1 + 8 flags + 40 bits of lengths.
+  static Shape shape_of(const ProfileEvent& p) {
+    Shape shape;
+    shape.flag(false);
+    optional_string(shape, p.name, 12);
+    shape.flag(p.chain_index != 0);
+    shape.flag(p.instruction_id != -1);
+    shape.flag(p.delegate_debug_id_int != -1);
+    optional_string(shape, p.delegate_debug_id_str, 12);
+    optional_string(shape, p.delegate_debug_metadata, 16);
+    shape.flag(p.start_time != 0);
+    shape.flag(p.end_time != 0);
+    return shape;
+  }
+  // The event laid out by `lay`, or measuring, its room taken at once when
+  // known.
+  template <typename E, typename Lay>
+  Offset<fb::Event> measured(const E& event, Lay&& lay) {
+    if (mode != Mode::kMeasure) return lay();
+    const Shape shape = shape_of(event);
+    if (!shape.ok) return lay();
+    const uint64_t key = shape.bits << 3 | builder.GetSize() % 8;
+    Room& room = rooms[(key * 0x9E3779B97F4A7C15ull) >> 56];
+    if (room.key == key) {
+      builder.skip(room.bytes);
+      return Offset<fb::Event>(builder.GetSize());
+    }
+    const size_t before = builder.GetSize(), firsts_before = firsts;
+    const Offset<fb::Event> laid = lay();
+    if (firsts == firsts_before) room = Room{key, uint32_t(builder.GetSize() - before)};
+    return laid;
   }
 
   // The Event wrapping one profile or debug event.
@@ -568,22 +674,28 @@ struct EtDumpWriter::Impl {
       uint64_t to = stream_size - flushed;
       if (flushed == 0) to = (to + align - 1) & ~uint64_t(align - 1);
       if (to > from) {
+        // A sink keeping its pieces is done with the one before once it
+        // returns: that one's pages go, the new one's stay.
+        const size_t held = flushed;
         stream_error = sink(from, ByteSpan(builder.at(flatbuffers::uoffset_t(stream_size - from)), size_t(to - from)));
+        sink_holds = sink_keeps_bytes && stream_error.ok();
         flushed = size_t(stream_size - from);
+        if (sink_holds) return discard(reinterpret_cast<uintptr_t>(builder.at(flatbuffers::uoffset_t(held))));
       }
     } else {
       flushed = size;
     }
-    discard();
+    discard(reinterpret_cast<uintptr_t>(builder.GetCurrentBufferPointer()));
   }
 
-  void discard() {
+  // Gives back the pages from the one holding `bottom` (exclusive: it may
+  // still be built or held) up to what was given back before.
+  void discard(uintptr_t bottom) {
     // After a reallocation the pages given back so far were another
     // mapping's: nothing more is given back.
     if (allocator->allocations > 1) return;
     static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-    const uintptr_t cursor = reinterpret_cast<uintptr_t>(builder.GetCurrentBufferPointer());
-    const uintptr_t from = (cursor + page - 1) & ~(page - 1);  // the page being built stays
+    const uintptr_t from = (bottom + page - 1) & ~(page - 1);
     const uintptr_t to = discarded_from ? reinterpret_cast<uintptr_t>(discarded_from)
                                         : (reinterpret_cast<uintptr_t>(builder.at(0)) & ~(page - 1));
     if (from >= to) return;
@@ -622,9 +734,10 @@ std::unique_ptr<EtDumpWriter> EtDumpWriter::measuring(size_t size_hint, size_t w
       std::make_unique<Impl>(Impl::Mode::kMeasure, size_hint + kScratchRoom, 0, nullptr, window, 1)));
 }
 
-std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window, size_t align) {
-  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(
-      std::make_unique<Impl>(Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window, align)));
+std::unique_ptr<EtDumpWriter> EtDumpWriter::streaming(uint64_t size, ChunkSink sink, size_t window, size_t align,
+                                                     bool sink_keeps_bytes) {
+  return std::unique_ptr<EtDumpWriter>(new EtDumpWriter(std::make_unique<Impl>(
+      Impl::Mode::kStream, size_t(size) + kScratchRoom, size, std::move(sink), window, align, sink_keeps_bytes)));
 }
 
 bool EtDumpWriter::failed() const { return !impl_->stream_error.ok(); }
@@ -641,8 +754,7 @@ int32_t EtDumpWriter::add_allocator(std::string_view name) {
 
 void EtDumpWriter::add_profile_event(const ProfileEvent& event) {
   impl_->ensure_block();
-  auto p = impl_->profile(event);
-  impl_->push(impl_->event_of(p));
+  impl_->push(impl_->measured(event, [&] { return impl_->event_of(impl_->profile(event)); }));
 }
 
 void EtDumpWriter::add_profile_event(std::string_view name, int32_t chain_index, int32_t instruction_id,
@@ -660,8 +772,7 @@ void EtDumpWriter::add_allocation_event(const AllocationEvent& event) {
 
 void EtDumpWriter::add_debug_event(const DebugEvent& event) {
   impl_->ensure_block();
-  auto d = impl_->debug(event);
-  impl_->push(impl_->event_of(d));
+  impl_->push(impl_->measured(event, [&] { return impl_->event_of(impl_->debug(event)); }));
 }
 
 void EtDumpWriter::add_event(const Event& event) {
@@ -698,6 +809,8 @@ Result<uint64_t> EtDumpWriter::finish_streamed() {
   const uint64_t size = impl.builder.GetSize();
   if (impl.mode == Impl::Mode::kStream) {
     impl.flush();
+    Status released = impl.release_sink();
+    if (impl.stream_error.ok() && !released.ok()) impl.stream_error = std::move(released);
     if (impl.stream_error.ok() && size != impl.stream_size) {
       impl.stream_error = Error{ErrorKind::kIo, {}, {}, "the ETDump has " + std::to_string(size) +
                                                             " bytes, not its measured " +

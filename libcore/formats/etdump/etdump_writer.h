@@ -50,8 +50,14 @@ class EtDumpWriter {
   // aligned to it, as O_DIRECT wants: the first write (the dump's end)
   // carries zeros past the dump's size up to the next multiple, which the
   // destination cuts off again.
+  // With `sink_keeps_bytes`, the sink may go on reading a piece after it
+  // returns (writing it in the background, say) until its next call
+  // returns: the writer keeps that piece's pages until then, and calls the
+  // sink once more with no bytes at the end (finish_streamed(), or when the
+  // writer is destroyed), after which the sink holds nothing. A sink that
+  // returns an error holds nothing either.
   static std::unique_ptr<EtDumpWriter> streaming(uint64_t size, ChunkSink sink, size_t window = kStreamWindow,
-                                                 size_t align = 1);
+                                                 size_t align = 1, bool sink_keeps_bytes = false);
   ~EtDumpWriter();
   EtDumpWriter(const EtDumpWriter&) = delete;
   EtDumpWriter& operator=(const EtDumpWriter&) = delete;
