@@ -1,5 +1,7 @@
 #include "runner/kernel_registry.h"
 
+#include <algorithm>
+
 namespace etkit::rt {
 
 std::string_view tag_name(Tag tag) {
@@ -42,30 +44,81 @@ Result<std::span<const int64_t>> KernelContext::int_list(const EValue& list, std
   return std::span<const int64_t>(out);
 }
 
-Status KernelRegistry::add(KernelInfo kernel) {
+namespace {
+
+bool by_name(const KernelInfo& a, const KernelInfo& b) { return a.name < b.name; }
+
+Error duplicate(const std::string& name) { return bad_input("kernel '" + name + "' is already registered"); }
+
+Status check_callable(const KernelInfo& kernel) {
   if (kernel.name.empty() || !kernel.fn) return bad_input("a kernel needs a name and a function");
-  const std::string name = kernel.name;
-  if (!kernels_.emplace(name, std::move(kernel)).second) {
-    return bad_input("kernel '" + name + "' is already registered");
+  return {};
+}
+
+}  // namespace
+
+Status KernelRegistry::add(KernelInfo kernel) {
+  ETKIT_TRY(check_callable(kernel));
+  auto at = std::lower_bound(kernels_.begin(), kernels_.end(), kernel, by_name);
+  if (at != kernels_.end() && at->name == kernel.name) return duplicate(kernel.name);
+  kernels_.insert(at, std::move(kernel));
+  return {};
+}
+
+Status KernelRegistry::add_all(std::vector<KernelInfo> unsorted) {
+  for (const auto& kernel : unsorted) ETKIT_TRY(check_callable(kernel));
+  // Sorted as (name, position) pairs, then each kernel moved once: cheaper
+  // than swapping whole KernelInfos through the sort.
+  std::vector<std::pair<std::string_view, uint32_t>> order(unsorted.size());
+  for (size_t i = 0; i < unsorted.size(); ++i) order[i] = {unsorted[i].name, uint32_t(i)};
+  std::sort(order.begin(), order.end());
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (order[i].first == order[i - 1].first) return duplicate(std::string(order[i].first));
   }
+  std::vector<KernelInfo> kernels;
+  kernels.reserve(unsorted.size());
+  for (const auto& [name, i] : order) kernels.push_back(std::move(unsorted[i]));
+  if (kernels_.empty()) {
+    kernels_ = std::move(kernels);
+    return {};
+  }
+  // Clashes with what is already here are looked for before anything moves:
+  // on one, this registry is left as it was.
+  for (auto a = kernels_.begin(), b = kernels.begin(); a != kernels_.end() && b != kernels.end();) {
+    if (a->name == b->name) return duplicate(b->name);
+    if (a->name < b->name) ++a;
+    else ++b;
+  }
+  std::vector<KernelInfo> merged;
+  merged.reserve(kernels_.size() + kernels.size());
+  auto a = kernels_.begin(), b = kernels.begin();
+  while (a != kernels_.end() || b != kernels.end()) {
+    const bool take_a = b == kernels.end() || (a != kernels_.end() && a->name < b->name);
+    merged.push_back(take_a ? std::move(*a++) : std::move(*b++));
+  }
+  kernels_ = std::move(merged);
   return {};
 }
 
 const KernelInfo* KernelRegistry::find(std::string_view name) const {
-  auto it = kernels_.find(name);
-  return it == kernels_.end() ? nullptr : &it->second;
+  auto it = std::lower_bound(kernels_.begin(), kernels_.end(), name,
+                             [](const KernelInfo& k, std::string_view n) { return k.name < n; });
+  return it == kernels_.end() || it->name != name ? nullptr : &*it;
 }
 
 std::vector<std::string> KernelRegistry::names() const {
   std::vector<std::string> out;
-  for (const auto& [name, info] : kernels_) out.push_back(name);
+  out.reserve(kernels_.size());
+  for (const auto& kernel : kernels_) out.push_back(kernel.name);
   return out;
 }
 
 const KernelRegistry& portable_kernel_registry() {
-  static const KernelRegistry registry = [] {
-    KernelRegistry r;
-    auto status = register_portable_kernels(r);
+  // Never destroyed: tearing down hundreds of kernels at every exit is
+  // start-up's cost paid again at the end, for nothing.
+  static const KernelRegistry& registry = *[] {
+    auto* r = new KernelRegistry;
+    auto status = register_portable_kernels(*r);
     (void)status;  // the table is ours; duplicates are caught by a unit test
     return r;
   }();

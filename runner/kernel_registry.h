@@ -5,7 +5,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,15 +62,22 @@ struct KernelInfo {
   bool custom = false;
 };
 
+// Kept as one vector sorted by name, looked up by binary search: built in
+// one sort rather than node by node, as et-run does in every process
+// (docs/performance.md, "et-run start-up"). A pointer from find() stays
+// valid until the registry is next changed.
 class KernelRegistry {
  public:
   Status add(KernelInfo kernel);
+  // Many at once (one sort); on a duplicate or an unnamed kernel nothing is
+  // added.
+  Status add_all(std::vector<KernelInfo> kernels);
   const KernelInfo* find(std::string_view name) const;
   size_t size() const { return kernels_.size(); }
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const;  // sorted
 
  private:
-  std::map<std::string, KernelInfo, std::less<>> kernels_;
+  std::vector<KernelInfo> kernels_;  // sorted by name, names unique
 };
 
 // The portable kernels and prim ops that ship with etkit.

@@ -25,7 +25,12 @@ need_field 'Maintainer: .+<.+>$'
 need_field 'Description: .+'
 need_field 'Depends: .*libzip4'
 need_field 'Depends: .*libsqlite3-0'  # et-fleet's database output
-need_field 'Depends: .*libstdc\+\+6'
+need_field 'Depends: .*libc6'
+# The tools link the C++ runtime statically (tools/CMakeLists.txt: start-up
+# cost), so the package does not need libstdc++6 or libgcc-s1.
+if grep -Eq '^ ?Depends: .*(libstdc\+\+6|libgcc-s1)' "$tmp/info"; then
+  echo "package: Depends names the C++ runtime the tools link statically" >&2; failed=1
+fi
 
 need_file() {  # need_file <path in the package>
   grep -qx "./$1" "$tmp/contents" || { echo "package: no $1" >&2; failed=1; }

@@ -3,19 +3,45 @@
 // (GEMM, depthwise convolution, strided copies) pick them at run time with
 // this. ETKIT_NO_AVX2=1 in the environment forces the baseline versions, so
 // the tests can run those on any machine (read once, at the first call).
+//
+// Asked of CPUID here, at the first call, rather than through
+// __builtin_cpu_supports: that links libgcc's CPU probe, a static
+// constructor that runs CPUID in every process (a VM exit on a hypervisor)
+// whether or not a kernel ever asks (docs/performance.md, "et-run start-up").
 #pragma once
 
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 namespace etkit::rt::kernels::linalg {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX2 and FMA in the CPU (CPUID leaves 1 and 7) and the AVX register state
+// enabled by the OS (OSXSAVE, then XCR0's SSE and AVX bits): what
+// __builtin_cpu_supports("avx2") and ("fma") check.
+inline bool cpuid_avx2_fma() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u;
+  if (!fma || !osxsave || !avx) return false;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6u) != 0x6u) return false;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return (b >> 5) & 1u;
+}
+#endif
 
 inline bool cpu_has_avx2_fma() {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool has = [] {
     const char* off = std::getenv("ETKIT_NO_AVX2");
     if (off && *off && std::strcmp(off, "0") != 0) return false;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cpuid_avx2_fma();
   }();
   return has;
 #else
