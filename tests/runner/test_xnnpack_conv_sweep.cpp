@@ -181,7 +181,7 @@ TEST_CASE("xnnpack: fp32 convolutions match the direct definitions across parame
   for (const auto& c : cases) run_case(c);
 }
 
-// Depthwise 3x3 at stride 2 (its own loop with AVX2: blocks of eight
+// Depthwise 3x3 at stride 1 and 2 (its own loop with AVX2: blocks of eight
 // pixels sharing columns, the left padding skipped by construction, the
 // right padding one pixel at a time) must give the bits of the general
 // loop: per output, bias (or +0), then the taps inside the input row by
@@ -191,69 +191,72 @@ TEST_CASE("xnnpack: fp32 convolutions match the direct definitions across parame
 // one, several and partial last blocks; left padding 0 and 1 (2 takes the
 // general loop), right and top/bottom padding 0-2, channels a vector, not
 // a multiple of one, and four vectors.
-TEST_CASE("xnnpack: depthwise 3x3 stride 2 gives the bits of the taps summed in order", "[xnnpack][conv]") {
+TEST_CASE("xnnpack: depthwise 3x3 stride 1 and 2 give the bits of the taps summed in order", "[xnnpack][conv]") {
   const bool fused = etkit::rt::kernels::linalg::cpu_has_avx2_fma();
   const uint32_t widths[] = {3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, 19, 31, 33, 34, 35, 55, 56, 57, 112, 113};
-  for (uint32_t iw : widths) {
-    for (uint32_t ih : {3u, 4u, 7u}) {
-      for (uint32_t pt : {0u, 1u, 2u}) {
-        for (uint32_t pl : {0u, 1u, 2u}) {
-          for (uint32_t pr : {0u, 1u, 2u}) {
-            for (uint32_t ch : {8u, 13u, 32u}) {
-              const uint32_t pb = (pt + pl) % 3;
-              const bool bias = (iw + pr) % 2 == 0, clamp = (ih + pl) % 2 == 1;
-              const uint32_t oh = (ih + pt + pb - 3) / 2 + 1, ow = (iw + pl + pr - 3) / 2 + 1;
-              INFO("in " << ih << "x" << iw << " channels " << ch << " pad " << pt << "," << pr << "," << pb << ","
-                         << pl << " bias " << bias << " clamp " << clamp);
-              const auto x = random_floats(size_t(ih) * iw * ch, 31);
-              const auto w = random_floats(9 * size_t(ch), 32);
-              const auto b = random_floats(ch, 33);
-              std::vector<float> want(size_t(oh) * ow * ch);
-              for (uint32_t y = 0; y < oh; ++y) {
-                for (uint32_t xx = 0; xx < ow; ++xx) {
-                  for (uint32_t c = 0; c < ch; ++c) {
-                    float a = bias ? b[c] : 0.0f;
-                    for (int64_t ky = 0; ky < 3; ++ky) {
-                      for (int64_t kx = 0; kx < 3; ++kx) {
-                        const int64_t iy = int64_t(2 * y) + ky - pt, ix = int64_t(2 * xx) + kx - pl;
-                        if (iy < 0 || iy >= ih || ix < 0 || ix >= iw) continue;
-                        const float t = x[(size_t(iy) * iw + size_t(ix)) * ch + c], k = w[size_t(ky * 3 + kx) * ch + c];
-                        if (fused) {
-                          a = std::fma(t, k, a);
-                        } else {
-                          const float product = t * k;
-                          a = a + product;
+  for (uint32_t st : {1u, 2u}) {
+    for (uint32_t iw : widths) {
+      for (uint32_t ih : {3u, 4u, 7u}) {
+        for (uint32_t pt : {0u, 1u, 2u}) {
+          for (uint32_t pl : {0u, 1u, 2u}) {
+            for (uint32_t pr : {0u, 1u, 2u}) {
+              for (uint32_t ch : {8u, 13u, 32u}) {
+                const uint32_t pb = (pt + pl) % 3;
+                const bool bias = (iw + pr) % 2 == 0, clamp = (ih + pl) % 2 == 1;
+                const uint32_t oh = (ih + pt + pb - 3) / st + 1, ow = (iw + pl + pr - 3) / st + 1;
+                INFO("stride " << st << " in " << ih << "x" << iw << " channels " << ch << " pad " << pt << "," << pr
+                               << "," << pb << "," << pl << " bias " << bias << " clamp " << clamp);
+                const auto x = random_floats(size_t(ih) * iw * ch, 31);
+                const auto w = random_floats(9 * size_t(ch), 32);
+                const auto b = random_floats(ch, 33);
+                std::vector<float> want(size_t(oh) * ow * ch);
+                for (uint32_t y = 0; y < oh; ++y) {
+                  for (uint32_t xx = 0; xx < ow; ++xx) {
+                    for (uint32_t c = 0; c < ch; ++c) {
+                      float a = bias ? b[c] : 0.0f;
+                      for (int64_t ky = 0; ky < 3; ++ky) {
+                        for (int64_t kx = 0; kx < 3; ++kx) {
+                          const int64_t iy = int64_t(st * y) + ky - pt, ix = int64_t(st * xx) + kx - pl;
+                          if (iy < 0 || iy >= ih || ix < 0 || ix >= iw) continue;
+                          const float t = x[(size_t(iy) * iw + size_t(ix)) * ch + c];
+                          const float k = w[size_t(ky * 3 + kx) * ch + c];
+                          if (fused) {
+                            a = std::fma(t, k, a);
+                          } else {
+                            const float product = t * k;
+                            a = a + product;
+                          }
                         }
                       }
+                      if (clamp) a = std::fmin(std::fmax(a, float(kLo)), float(kHi));
+                      want[(size_t(y) * ow + xx) * ch + c] = a;
                     }
-                    if (clamp) a = std::fmin(std::fmax(a, float(kLo)), float(kHi));
-                    want[(size_t(y) * ow + xx) * ch + c] = a;
                   }
                 }
+                XnnGraphBuilder gb;
+                const uint32_t in = gb.input({1, ih, iw, ch});
+                const uint32_t wid = gb.constant<float>({1, 3, 3, ch}, w);
+                const uint32_t bid = bias ? gb.constant<float>({ch}, b) : xnn::kInvalidId;
+                const uint32_t out = gb.output({1, oh, ow, ch});
+                auto& node = gb.node(T::kDepthwiseConv2d, {in, wid, bid}, {out});
+                node.window = xnn::Window{pt, pr, pb, pl, 3, 3, st, st, 1, 1};
+                node.groups = ch;
+                node.group_input_channels = 1;
+                node.group_output_channels = 1;
+                if (clamp) {
+                  node.has_output_min_max = true;
+                  node.output_min = float(kLo);
+                  node.output_max = float(kHi);
+                }
+                const auto payload = gb.payload();
+                std::vector<XnnArg> args = {xnn_arg<float>({1, int32_t(ih), int32_t(iw), int32_t(ch)}, x),
+                                            xnn_out({1, int32_t(oh), int32_t(ow), int32_t(ch)})};
+                const auto s = run_xnn(payload, args);
+                if (!s.ok()) FAIL(s.error().message);
+                const auto got = values_of<float>(args[1]);
+                REQUIRE(got.size() == want.size());
+                CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
               }
-              XnnGraphBuilder gb;
-              const uint32_t in = gb.input({1, ih, iw, ch});
-              const uint32_t wid = gb.constant<float>({1, 3, 3, ch}, w);
-              const uint32_t bid = bias ? gb.constant<float>({ch}, b) : xnn::kInvalidId;
-              const uint32_t out = gb.output({1, oh, ow, ch});
-              auto& node = gb.node(T::kDepthwiseConv2d, {in, wid, bid}, {out});
-              node.window = xnn::Window{pt, pr, pb, pl, 3, 3, 2, 2, 1, 1};
-              node.groups = ch;
-              node.group_input_channels = 1;
-              node.group_output_channels = 1;
-              if (clamp) {
-                node.has_output_min_max = true;
-                node.output_min = float(kLo);
-                node.output_max = float(kHi);
-              }
-              const auto payload = gb.payload();
-              std::vector<XnnArg> args = {xnn_arg<float>({1, int32_t(ih), int32_t(iw), int32_t(ch)}, x),
-                                          xnn_out({1, int32_t(oh), int32_t(ow), int32_t(ch)})};
-              const auto s = run_xnn(payload, args);
-              if (!s.ok()) FAIL(s.error().message);
-              const auto got = values_of<float>(args[1]);
-              REQUIRE(got.size() == want.size());
-              CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
             }
           }
         }

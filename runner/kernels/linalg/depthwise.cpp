@@ -111,7 +111,7 @@ struct Ops : vec::Avx2 {
 #define ETKIT_DEPTHWISE_DIRECT 1
 #include "runner/kernels/linalg/depthwise_loops.inc"
 #undef ETKIT_DEPTHWISE_DIRECT
-#include "runner/kernels/linalg/depthwise_nhwc_s2k3.inc"
+#include "runner/kernels/linalg/depthwise_nhwc_k3.inc"
 }  // namespace avx2
 ETKIT_AVX2_FMA_END
 namespace baseline {
@@ -206,8 +206,12 @@ void depthwise_nhwc(const DepthwiseWindow& g, int64_t channels, const float* in,
                     const float* taps_by_channel, const float* bias, float lo, float hi, float* out) {
 #ifdef ETKIT_VEC_X86
   if (cpu_has_avx2_fma()) {
-    if (avx2::nhwc_s2k3_fits(g, channels)) {
-      avx2::nhwc_s2k3(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
+    if (avx2::nhwc_k3_fits(g, channels)) {
+      if (g.sw == 1) {
+        avx2::nhwc_k3<1>(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
+      } else {
+        avx2::nhwc_k3<2>(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
+      }
       return;
     }
     avx2::nhwc(g, channels, in, in_row, in_pixel, taps_by_channel, bias, lo, hi, out);
