@@ -2,6 +2,10 @@
 // writer has (size prefix, ED00, defaults left out), checked on the bytes.
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
+
+#include "etdump_generated.h"
 
 #include "examples/demo_models.h"
 #include "libcore/formats/etdump/debug_buffer.h"
@@ -568,4 +572,145 @@ TEST_CASE("profile and debug events laid out by hand read back field for field, 
   CHECK(json.find("\"d254\"") != std::string::npos);
   CHECK(json.find("18446744073709551614") != std::string::npos);  // debug 1: chain_index 2^64 - 2
   CHECK(json.find("\"x383\"") != std::string::npos);
+}
+
+TEST_CASE("RunData tables after the first of their kind have the bytes FlatBufferBuilder gives them", "[writer][etdump]") {
+  // Blocks of allocation events (written the generic way by both) with
+  // every combination of bundled input index, allocators and events, names
+  // and event counts varied so that each combination starts at every
+  // builder size modulo 8; the reference is built with the generated
+  // builder alone, call for call (a block's name, its allocators and events
+  // as they come, then its vectors and RunData when the next one begins).
+  struct Block {
+    std::string name;
+    int32_t bundled_input_index;
+    std::vector<std::string> allocators;
+    int events;
+  };
+  std::vector<Block> blocks;
+  for (int i = 0; i < 96; ++i) {
+    Block b;
+    b.name = std::string(size_t(i % 7), char('a' + i % 26));
+    b.bundled_input_index = i % 3 == 0 ? -1 : i;
+    if (i % 4 >= 2) {
+      for (int a = 0; a <= i % 3; ++a) b.allocators.push_back(std::string(size_t(a + i % 5), 'm'));
+    }
+    b.events = (i / 2) % 2 == 0 ? 0 : 1 + i % 5;
+    blocks.push_back(b);
+  }
+
+  EtDumpWriter writer;
+  for (const Block& b : blocks) {
+    writer.begin_block(b.name, b.bundled_input_index);
+    std::vector<int32_t> ids;
+    for (const auto& a : b.allocators) ids.push_back(writer.add_allocator(a));
+    for (int e = 0; e < b.events; ++e) {
+      writer.add_allocation_event({ids.empty() ? 0 : ids[size_t(e) % ids.size()], uint64_t(4096 * e + b.events)});
+    }
+  }
+  const std::vector<uint8_t> bytes = writer.finish();
+
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<::etdump::RunData>> runs;
+  for (const Block& b : blocks) {
+    auto name = fbb.CreateString(b.name);
+    std::vector<flatbuffers::Offset<::etdump::Allocator>> allocators;
+    std::vector<int32_t> ids;
+    for (const auto& a : b.allocators) {
+      allocators.push_back(::etdump::CreateAllocator(fbb, fbb.CreateString(a)));
+      ids.push_back(int32_t(allocators.size()));
+    }
+    std::vector<flatbuffers::Offset<::etdump::Event>> events;
+    for (int e = 0; e < b.events; ++e) {
+      auto a = ::etdump::CreateAllocationEvent(fbb, ids.empty() ? 0 : ids[size_t(e) % ids.size()],
+                                               uint64_t(4096 * e + b.events));
+      events.push_back(::etdump::CreateEvent(fbb, 0, a));
+    }
+    auto allocs = allocators.empty() ? 0 : fbb.CreateVector(allocators);
+    auto evs = events.empty() ? 0 : fbb.CreateVector(events);
+    runs.push_back(::etdump::CreateRunData(fbb, name, b.bundled_input_index, allocs, evs));
+  }
+  auto root = ::etdump::CreateETDump(fbb, 0, fbb.CreateVector(runs));
+  fbb.FinishSizePrefixed(root, "ED00");
+  const std::vector<uint8_t> expected(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  CHECK(bytes == expected);
+
+  // Measured and streamed, the same bytes and size.
+  auto measuring = EtDumpWriter::measuring(expected.size() * 2, 64);
+  auto replay = [&](EtDumpWriter& w) {
+    for (const Block& b : blocks) {
+      w.begin_block(b.name, b.bundled_input_index);
+      std::vector<int32_t> ids;
+      for (const auto& a : b.allocators) ids.push_back(w.add_allocator(a));
+      for (int e = 0; e < b.events; ++e) {
+        w.add_allocation_event({ids.empty() ? 0 : ids[size_t(e) % ids.size()], uint64_t(4096 * e + b.events)});
+      }
+    }
+  };
+  replay(*measuring);
+  auto size = measuring->finish_streamed();
+  REQUIRE(size.ok());
+  REQUIRE(*size == expected.size());
+  std::vector<uint8_t> streamed(static_cast<size_t>(*size), 0);
+  auto streaming = EtDumpWriter::streaming(*size, [&](uint64_t offset, ByteSpan piece) -> Status {
+    std::memcpy(streamed.data() + offset, piece.data(), piece.size());
+    return {};
+  }, 64);
+  replay(*streaming);
+  REQUIRE(streaming->finish_streamed().ok());
+  CHECK(streamed == expected);
+}
+
+TEST_CASE("named profile events given by the caller's name index have the bytes of those given by name",
+          "[writer][etdump]") {
+  // Names repeated, at other addresses too, between debug and delegate
+  // events, over several blocks; indices in order of first use, as the
+  // event tracer numbers them.
+  const std::vector<std::string> texts = {"OPERATOR_CALL", "native_call_add.out", "", "Method::execute", "x"};
+  auto run = [&](EtDumpWriter& w, bool by_index) {
+    for (int b = 0; b < 6; ++b) {
+      w.begin_block(b % 2 ? "Execute" : "Default");
+      for (int i = 0; i < 30; ++i) {
+        const uint32_t index = uint32_t((b * 7 + i * 3) % texts.size());
+        const std::string copy = texts[index];  // the same text at another address
+        const std::string_view name = i % 2 ? std::string_view(copy) : std::string_view(texts[index]);
+        const int32_t chain = i % 3 - 1;
+        const int32_t instruction = i % 4 - 1;
+        const uint64_t start = uint64_t(i % 5 == 0 ? 0 : 1000 * b + i);
+        const uint64_t end = uint64_t(i % 7 == 0 ? 0 : 1000 * b + i + 9);
+        if (by_index) {
+          w.add_profile_event(index, name, chain, instruction, start, end);
+        } else {
+          w.add_profile_event(name, chain, instruction, start, end);
+        }
+        if (i % 4 == 1) {
+          DebugEvent d;
+          d.chain_index = uint64_t(i);
+          d.instruction_id = i;
+          d.debug_entry.val = ValueType::kInt;
+          d.debug_entry.int_value = i * 11;
+          w.add_debug_event(d);
+        }
+        if (i % 6 == 2) {
+          ProfileEvent p;
+          p.chain_index = 0;
+          p.instruction_id = i;
+          p.delegate_debug_id_int = i;
+          p.delegate_debug_metadata = std::vector<uint8_t>(size_t(i % 5), uint8_t(i));
+          p.start_time = uint64_t(i);
+          p.end_time = uint64_t(i + 3);
+          w.add_profile_event(p);
+        }
+      }
+    }
+  };
+  EtDumpWriter by_name;
+  run(by_name, false);
+  const std::vector<uint8_t> expected = by_name.finish();
+  EtDumpWriter by_index;
+  run(by_index, true);
+  CHECK(by_index.finish() == expected);
+  // Every name appears once in the dump, shared by its events.
+  const std::string dump(expected.begin(), expected.end());
+  CHECK(dump.find("native_call_add.out") == dump.rfind("native_call_add.out"));
 }

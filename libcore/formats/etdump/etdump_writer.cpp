@@ -229,13 +229,68 @@ struct EtDumpWriter::Impl {
       fields += present[i];
     }
     mask = mask * 8 + builder.GetSize() % 8;
+    if (mode != Mode::kMeasure && run_layouts[mask].vtable != 0) {
+      return hand_run_data(run_layouts[mask], allocs, evs);
+    }
     if (mode != Mode::kMeasure || !run_vtable_made[mask]) {
       run_vtable_made[mask] = true;
-      return fb::CreateRunData(builder, block_name, bundled_input_index, allocs, evs);
+      const auto table = fb::CreateRunData(builder, block_name, bundled_input_index, allocs, evs);
+      if (mode != Mode::kMeasure) run_layouts[mask] = run_layout(table.o);
+      return table;
     }
     builder.skip_align(sizeof(flatbuffers::uoffset_t));
     builder.skip((fields + 1) * sizeof(flatbuffers::uoffset_t));
     return Offset<fb::RunData>(builder.GetSize());
+  }
+
+  // Writing, a block's RunData is laid out by hand once the generic path
+  // made one with the same present fields and starting size modulo 8: with
+  // those, EndTable lays the table out the same way and its vtable search
+  // finds that table's vtable again (the only one with those bytes), so
+  // the hand-laid table refers to it. This spares EndTable's field
+  // tracking and vtable comparisons for every block.
+  struct RunLayout {
+    flatbuffers::uoffset_t vtable = 0;  // 0 until the generic path made one
+    flatbuffers::voffset_t size = 0;    // EndTable's object size, padding included
+    flatbuffers::voffset_t position[4] = {};  // by slot; 0: absent
+  };
+  std::array<RunLayout, 16 * 8> run_layouts{};
+  RunLayout run_layout(flatbuffers::uoffset_t table) const {
+    using flatbuffers::voffset_t;
+    RunLayout layout;
+    // The soffset at the table's start is (vtable) - (table), both counted
+    // from the buffer's end.
+    layout.vtable = flatbuffers::uoffset_t(flatbuffers::soffset_t(table) +
+                                           flatbuffers::ReadScalar<flatbuffers::soffset_t>(builder.at(table)));
+    const uint8_t* vtable = builder.at(layout.vtable);
+    const voffset_t vtable_size = flatbuffers::ReadScalar<voffset_t>(vtable);
+    layout.size = flatbuffers::ReadScalar<voffset_t>(vtable + 2);
+    for (size_t slot = 0; slot < 4; ++slot) {
+      const size_t at = 4 + 2 * slot;
+      layout.position[slot] = at < vtable_size ? flatbuffers::ReadScalar<voffset_t>(vtable + at) : voffset_t(0);
+    }
+    return layout;
+  }
+  Offset<fb::RunData> hand_run_data(const RunLayout& layout, Offset<flatbuffers::Vector<Offset<fb::Allocator>>> allocs,
+                                    Offset<flatbuffers::Vector<Offset<fb::Event>>> evs) {
+    // The generic path's first push aligns to 4 (every field has 4 bytes);
+    // that padding is part of EndTable's object size.
+    const size_t padding = flatbuffers::PaddingBytes(builder.GetSize(), sizeof(flatbuffers::uoffset_t));
+    builder.Align(sizeof(flatbuffers::uoffset_t));
+    const size_t size = layout.size - padding;
+    const flatbuffers::uoffset_t table = builder.GetSize() + flatbuffers::uoffset_t(size);
+    uint8_t bytes[32] = {};
+    flatbuffers::WriteScalar<flatbuffers::soffset_t>(bytes, flatbuffers::soffset_t(layout.vtable) - flatbuffers::soffset_t(table));
+    auto refer = [&](size_t slot, flatbuffers::uoffset_t target) {
+      const flatbuffers::voffset_t at = layout.position[slot];
+      if (at != 0) flatbuffers::WriteScalar<flatbuffers::uoffset_t>(bytes + at, (table - at) - target);
+    };
+    refer(0, block_name.o);
+    if (layout.position[1] != 0) flatbuffers::WriteScalar<int32_t>(bytes + layout.position[1], bundled_input_index);
+    refer(2, allocs.o);
+    refer(3, evs.o);
+    builder.PushBytes(bytes, size);
+    return Offset<fb::RunData>(table);
   }
 
   void ensure_block() {
@@ -574,6 +629,14 @@ struct EtDumpWriter::Impl {
     return Offset<fb::Event>(hand_table(&field, 1, debug_event_vtable, debug_event_layout));
   }
 
+  // Names by the caller's index (see add_profile_event): 0 until first used.
+  std::vector<Offset<flatbuffers::String>> indexed_names;
+  Offset<flatbuffers::String> indexed_name(uint32_t index, std::string_view name) {
+    if (index < indexed_names.size() && !indexed_names[index].IsNull()) [[likely]] return indexed_names[index];
+    if (index >= indexed_names.size()) indexed_names.resize(size_t(index) + 1);
+    return indexed_names[index] = shared_name(name);
+  }
+
   Offset<flatbuffers::String> shared_name(std::string_view name) {
     RecentName& recent = recent_names[(reinterpret_cast<uintptr_t>(name.data()) >> 3) % recent_names.size()];
     if (recent.data == name.data() && recent.data != nullptr && recent.stored == name) return recent.offset;
@@ -761,6 +824,13 @@ void EtDumpWriter::add_profile_event(std::string_view name, int32_t chain_index,
                                      uint64_t start_time, uint64_t end_time) {
   impl_->ensure_block();
   auto n = impl_->shared_name(name);
+  impl_->push(impl_->named_profile(n, chain_index, instruction_id, start_time, end_time));
+}
+
+void EtDumpWriter::add_profile_event(uint32_t name_index, std::string_view name, int32_t chain_index,
+                                     int32_t instruction_id, uint64_t start_time, uint64_t end_time) {
+  impl_->ensure_block();
+  auto n = impl_->indexed_name(name_index, name);
   impl_->push(impl_->named_profile(n, chain_index, instruction_id, start_time, end_time));
 }
 

@@ -72,6 +72,13 @@ class EtDumpWriter {
   // event with no delegate ids.
   void add_profile_event(std::string_view name, int32_t chain_index, int32_t instruction_id, uint64_t start_time,
                          uint64_t end_time);
+  // The same with the caller's number for the name, for callers that number
+  // their names anyway (an event tracer): the same `name_index` always
+  // comes with the same text, so the name is looked up once per index
+  // rather than compared on every event. The bytes are those of the call
+  // above.
+  void add_profile_event(uint32_t name_index, std::string_view name, int32_t chain_index, int32_t instruction_id,
+                         uint64_t start_time, uint64_t end_time);
   void add_allocation_event(const AllocationEvent& event);
   void add_debug_event(const DebugEvent& event);
   // Closes the dump; the writer is then empty again.
