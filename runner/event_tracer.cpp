@@ -15,7 +15,6 @@
 #include "runner/varint.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
 #define ETKIT_HAVE_TSC 1
 #endif
 
@@ -33,10 +32,11 @@ uint64_t monotonic_ns() {
 // waits for the device (about 2 ms a 4 MiB piece here), time the run would
 // otherwise spend doing nothing. A call waits for the piece before; its
 // error, if any, is the call's, and the new piece is then not written.
-// Without a thread to be had, each piece is written in the call.
+// Without a thread to be had (or with `in_call`), each piece is written in
+// the call.
 class BackgroundWrites {
  public:
-  explicit BackgroundWrites(OutputFile& out) : out_(out), thread_(start()) {}
+  BackgroundWrites(OutputFile& out, bool in_call) : out_(out), thread_(in_call ? std::thread() : start()) {}
   ~BackgroundWrites() {
     if (!thread_.joinable()) return;
     {
@@ -97,13 +97,7 @@ class BackgroundWrites {
 
 }  // namespace
 
-uint64_t EventTracer::ticks() {
-#ifdef ETKIT_HAVE_TSC
-  return __rdtsc();
-#else
-  return monotonic_ns();
-#endif
-}
+uint64_t EventTracer::monotonic_ticks() { return monotonic_ns(); }
 
 EventTracer::EventTracer(DebugLevel level, size_t records_in_memory)
     : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory), start_ticks_(ticks()),
@@ -210,11 +204,11 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
       case Record::kBlock:
         if (!(p = get_varint(p, end, index)) || index >= block_names_.size()) return false;
         r.index = uint32_t(index);
-        add(r, nullptr, nullptr);
+        add(r, nullptr, nullptr, 0);
         break;
       case Record::kDebug:
         if (!(p = unpack_event(p, end, debug, lengths_only))) return false;
-        add(r, &debug, nullptr);
+        add(r, &debug, nullptr, 0);
         break;
       case Record::kProfile: {
         uint64_t chain = 0, instruction = 0;
@@ -227,12 +221,12 @@ bool EventTracer::unpack_chunk(const uint8_t* p, const uint8_t* end, size_t coun
         r.chain = int32_t(c);
         r.instruction = int32_t(in);
         if (!times(r)) return false;
-        add(r, nullptr, nullptr);
+        add(r, nullptr, nullptr, uint32_t(index));
         break;
       }
       case Record::kDelegateProfile:
         if (!(p = unpack_event(p, end, delegate, lengths_only)) || !times(r)) return false;
-        add(r, nullptr, &delegate);
+        add(r, nullptr, &delegate, 0);
         break;
       default: return false;
     }
@@ -356,16 +350,24 @@ EventTracer::TimeBase EventTracer::time_base() {
 }
 
 Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base, bool lengths_only) {
-  auto to_ns = [&](uint64_t t) {
+  // A measuring writer only looks at whether a time is 0 (a field left
+  // out), so it is spared the conversions: with a start time that is not 0,
+  // none is (each is the start time plus a delta of at least 0).
+  const bool none_zero = lengths_only && !base.identity && base.start_ns != 0;
+  auto to_ns = [&](uint64_t t) -> uint64_t {
+    if (none_zero) return base.start_ns;
     if (base.identity) return t;
     const double delta = (double(t) - double(base.start_ticks)) * base.ns_per_tick;
     return base.start_ns + static_cast<uint64_t>(delta < 0 ? 0 : delta);
   };
-  // `debug` and `delegate`: the record's event, unpacked or held in memory.
-  auto add = [&](const Record& r, const etdump::DebugEvent* debug, etdump::ProfileEvent* delegate) {
+  // `debug` and `delegate`: the record's event, unpacked or held in memory;
+  // `name`: a profile event's name index (names_).
+  auto add = [&](const Record& r, const etdump::DebugEvent* debug, etdump::ProfileEvent* delegate, uint32_t name) {
     switch (r.kind) {
       case Record::kBlock: writer.begin_block(block_names_[r.index]); break;
-      case Record::kProfile: writer.add_profile_event(r.name(), r.chain, r.instruction, to_ns(r.start), to_ns(r.end)); break;
+      case Record::kProfile:
+        writer.add_profile_event(name, r.name(), r.chain, r.instruction, to_ns(r.start), to_ns(r.end));
+        break;
       case Record::kDebug: writer.add_debug_event(*debug); break;
       case Record::kDelegateProfile:
         delegate->start_time = to_ns(r.start);
@@ -396,9 +398,9 @@ Status EventTracer::replay(etdump::EtDumpWriter& writer, const TimeBase& base, b
       const bool ok = r.kind == Record::kDebug ? unpack_event(begin, end, debug, lengths_only) == end
                                                : unpack_event(begin, end, delegate, lengths_only) == end;
       if (!ok) return Error{ErrorKind::kRuntime, "", "", "the event tracer's packed events are inconsistent"};
-      add(r, &debug, &delegate);
+      add(r, &debug, &delegate, 0);
     } else {
-      add(r, nullptr, nullptr);
+      add(r, nullptr, nullptr, r.kind == Record::kProfile ? name_id(r.name()) : 0);
     }
   }
   return {};
@@ -462,13 +464,13 @@ Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
   return write_etdump(*out, stream_above);
 }
 
-Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window) {
+Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window, PieceWrites writes) {
   if (out.positional() && size_estimate() > stream_above) {
     const size_t align = out.use_direct_io() ? OutputFile::kDirectAlignment : 1;
     Result<uint64_t> size = uint64_t(0);
     {
-      BackgroundWrites writes(out);
-      size = finish(std::ref(writes), window, align, true);
+      BackgroundWrites pieces(out, writes == PieceWrites::kInCall);
+      size = finish(std::ref(pieces), window, align, true);
     }
     if (!size) return std::move(size).error().at_file(out.path());
     ETKIT_TRY(out.set_size(*size));  // the zeros past the dump's end go

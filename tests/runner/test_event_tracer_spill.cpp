@@ -788,3 +788,74 @@ TEST_CASE("unpack_event with lengths only reads every scalar and length, skips t
     CHECK(unpack_event(at, cut, delegate, true) == nullptr);
   }
 }
+
+TEST_CASE("EventTracer: a streamed dump's pieces written in the call, as without a writing thread: the same file, "
+          "write errors still reported",
+          "[runner][etdump]") {
+  // PieceWrites::kInCall is the path taken when no thread can be started:
+  // each piece is written by the call that hands it over.
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  Tensor tensor(ScalarType::kFloat, {2, 3}, {0, 1}, data);
+  const std::vector<std::string> names = {"OPERATOR_CALL", "native_call_add.out"};
+  EventTracer reference(DebugLevel::kIntermediateOutputs, 16);
+  record_rounds(reference, names, tensor, 50);
+  const std::vector<uint8_t> expected = reference.finish();
+  REQUIRE(expected.size() > 10 * 4096);  // more than 10 pieces of 4 KiB
+
+  const std::filesystem::path dir = test::scratch_dir() / "pieces_in_call";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.etdp").string();
+  auto entries = [&]() {
+    std::vector<std::string> names_found;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) names_found.push_back(e.path().filename().string());
+    return names_found;
+  };
+
+  for (auto writes : {EventTracer::PieceWrites::kBackground, EventTracer::PieceWrites::kInCall}) {
+    for (size_t window : {size_t(4096), etdump::EtDumpWriter::kStreamWindow}) {
+      INFO("in call " << (writes == EventTracer::PieceWrites::kInCall) << ", window " << window);
+      EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+      record_rounds(tracer, names, tensor, 50);
+      auto out = OutputFile::create(path);
+      REQUIRE(out.ok());
+      (void)out.value()->use_direct_io();
+      REQUIRE(tracer.write_etdump(*out.value(), 0, window, writes).ok());
+      CHECK(test::read_bytes(path) == expected);
+      CHECK(entries() == std::vector<std::string>{"out.etdp"});
+      std::filesystem::remove(path);
+    }
+  }
+
+  // A file that may not grow past 64 KiB (in a child, SIGXFSZ ignored: the
+  // write fails with EFBIG): the piece written in the call fails, and the
+  // error names the file; no file is left.
+  for (auto writes : {EventTracer::PieceWrites::kBackground, EventTracer::PieceWrites::kInCall}) {
+    INFO("in call " << (writes == EventTracer::PieceWrites::kInCall));
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit{64 << 10, 64 << 10};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(10);
+      int code = 0;
+      {
+        EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+        record_rounds(tracer, names, tensor, 50);
+        auto out = OutputFile::create(path);
+        if (!out.ok()) _exit(15);
+        Status s = tracer.write_etdump(*out.value(), 0, 4096, writes);
+        if (s.ok()) code = 11;
+        else if (s.error().kind != ErrorKind::kIo) code = 12;
+        else if (s.error().file != path) code = 13;
+        else if (s.error().message.find("cannot write") == std::string::npos) code = 14;
+      }  // the temporary file goes with `out`
+      _exit(code);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(entries().empty());
+  }
+}
