@@ -52,6 +52,27 @@ class Builder : public flatbuffers::FlatBufferBuilder {
     buf_.make_space(sizeof(flatbuffers::uoffset_t));
     return GetSize();
   }
+  // CreateVector's bytes for a vector of offsets, written in one go rather
+  // than element by element (a block's events, the dump's blocks): after
+  // the same PreAlign calls the size is a multiple of 4, so no element
+  // needs padding, and element i, stored 4 * (count - i) above that size,
+  // refers to its table from there.
+  template <typename T>
+  flatbuffers::uoffset_t offset_vector(const std::vector<flatbuffers::Offset<T>>& v) {
+    using flatbuffers::uoffset_t;
+    const size_t count = v.size();
+    if (count == 0) return CreateVector(v).o;
+    PreAlign<uoffset_t>(count * sizeof(uoffset_t));
+    PreAlign(count * sizeof(uoffset_t), sizeof(uoffset_t));
+    const uoffset_t base = GetSize();
+    uint8_t* p = buf_.make_space((count + 1) * sizeof(uoffset_t));
+    flatbuffers::WriteScalar<uoffset_t>(p, uoffset_t(count));
+    for (size_t i = 0; i < count; ++i) {
+      flatbuffers::WriteScalar<uoffset_t>(p + sizeof(uoffset_t) * (i + 1),
+                                          base + uoffset_t(sizeof(uoffset_t) * (count - i)) - v[i].o);
+    }
+    return GetSize();
+  }
   // Valid between tables (outside a table the scratch area holds only the
   // offsets of the vtables written so far).
   template <typename F>
@@ -205,7 +226,7 @@ struct EtDumpWriter::Impl {
       // CreateVector's layout, nothing written.
       evs = builder.skip_vector(events.size(), sizeof(flatbuffers::uoffset_t));
     } else if (block_has_events) {
-      evs = builder.CreateVector(events);
+      evs = builder.offset_vector(events);
     }
     runs.push_back(run_data(allocs, evs));
     allocators.clear();
@@ -862,7 +883,7 @@ void EtDumpWriter::add_event(const Event& event) {
 
 Status EtDumpWriter::finish(const std::function<Status(ByteSpan)>& sink) {
   impl_->close_block();
-  auto runs = impl_->builder.CreateVector(impl_->runs);
+  auto runs = Offset<flatbuffers::Vector<Offset<fb::RunData>>>(impl_->builder.offset_vector(impl_->runs));
   auto root = fb::CreateETDump(impl_->builder, 0, runs);
   impl_->builder.FinishSizePrefixed(root, kIdentifier.data());
   Status s = sink(ByteSpan(impl_->builder.GetBufferPointer(), impl_->builder.GetSize()));
@@ -873,7 +894,7 @@ Status EtDumpWriter::finish(const std::function<Status(ByteSpan)>& sink) {
 Result<uint64_t> EtDumpWriter::finish_streamed() {
   Impl& impl = *impl_;
   impl.close_block();
-  auto runs = impl.builder.CreateVector(impl.runs);
+  auto runs = Offset<flatbuffers::Vector<Offset<fb::RunData>>>(impl.builder.offset_vector(impl.runs));
   auto root = fb::CreateETDump(impl.builder, 0, runs);
   impl.builder.FinishSizePrefixed(root, kIdentifier.data());
   const uint64_t size = impl.builder.GetSize();
