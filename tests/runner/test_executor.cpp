@@ -232,6 +232,27 @@ TEST_CASE("control flow: a counted loop with JumpFalse, a custom kernel, MoveCal
   }
   expected.insert(expected.end(), {{"MOVE_CALL", 4}, {"FREE_CALL", 5}, {"Method::execute", 0}});
   CHECK(events == expected);
+
+  // A kernel's event spans exactly its OPERATOR_CALL (they share their two
+  // clock reads); every event lies within Method::execute, and each starts
+  // no earlier than the one before it ended.
+  const auto& all = *dump->run_data[0].events;
+  const auto& execute_event = *all.back().profile_event;
+  uint64_t previous_end = execute_event.start_time;
+  for (size_t i = 0; i + 1 < all.size(); ++i) {
+    const auto& e = *all[i].profile_event;
+    INFO(*e.name << " at " << i);
+    CHECK(e.start_time <= e.end_time);
+    CHECK(e.end_time <= execute_event.end_time);
+    if (*e.name == "OPERATOR_CALL") {
+      const auto& kernel = *all[i - 1].profile_event;
+      CHECK(kernel.start_time == e.start_time);
+      CHECK(kernel.end_time == e.end_time);
+    } else {
+      CHECK(e.start_time >= previous_end);
+      previous_end = e.end_time;
+    }
+  }
 }
 
 namespace {
