@@ -107,13 +107,22 @@ BENCHMARK(BM_MaxPool2dFixtureOnes)->Unit(benchmark::kMicrosecond);
 // Also smaller planes ([C, H, W], kernel k, stride s, padding p), whose
 // rows hold fewer than four outputs.
 void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, int32_t W, int64_t k, int64_t s,
-                    int64_t p) {
+                    int64_t p, bool channels_last = false) {
   const int32_t OH = int32_t((H + 2 * p - k) / s + 1), OW = int32_t((W + 2 * p - k) / s + 1);
   pte::ProgramBuilder b;
   auto& m = b.add_method("forward");
-  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, {1, C, H, W});
-  const int32_t out = m.add_planned_tensor(ScalarType::kFloat, {1, C, OH, OW});
-  const int32_t idx = m.add_planned_tensor(ScalarType::kLong, {1, C, OH, OW});
+  int32_t x, out, idx;
+  if (channels_last) {  // input, out and indices NHWC, one after another in the arena
+    const std::vector<uint8_t> nhwc = {0, 2, 3, 1};
+    const uint64_t in_bytes = uint64_t(C) * H * W * 4, out_bytes = uint64_t(C) * OH * OW * 4;
+    x = m.add_planned_tensor_at(ScalarType::kFloat, {1, C, H, W}, 0, nhwc);
+    out = m.add_planned_tensor_at(ScalarType::kFloat, {1, C, OH, OW}, in_bytes, nhwc);
+    idx = m.add_planned_tensor_at(ScalarType::kLong, {1, C, OH, OW}, (in_bytes + out_bytes + 15) / 16 * 16, nhwc);
+  } else {
+    x = m.add_planned_tensor(ScalarType::kFloat, {1, C, H, W});
+    out = m.add_planned_tensor(ScalarType::kFloat, {1, C, OH, OW});
+    idx = m.add_planned_tensor(ScalarType::kLong, {1, C, OH, OW});
+  }
   const int32_t kernel = m.add_int_list({k, k}), stride = m.add_int_list({s, s}), one = m.add_int_list({1, 1}),
                 padding = m.add_int_list({p, p});
   m.kernel_call("aten::max_pool2d_with_indices", "out",
@@ -164,6 +173,14 @@ void BM_MaxPool2dTiny6(benchmark::State& state) { run_small_pool(state, Fill::kP
 BENCHMARK(BM_MaxPool2dTiny6)->Unit(benchmark::kMicrosecond);
 void BM_MaxPool2dTiny6Random(benchmark::State& state) { run_small_pool(state, Fill::kRandom, 64, 6, 6, 3, 2, 1); }
 BENCHMARK(BM_MaxPool2dTiny6Random)->Unit(benchmark::kMicrosecond);
+// [1, 64, 56, 56] -> [1, 64, 28, 28], 3x3 stride 2 padding 1, channels-last
+// input, out and indices (an NHWC model's pooling).
+void BM_MaxPool2dNhwc(benchmark::State& state) { run_small_pool(state, Fill::kPattern, 64, 56, 56, 3, 2, 1, true); }
+BENCHMARK(BM_MaxPool2dNhwc)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dNhwcRandom(benchmark::State& state) {
+  run_small_pool(state, Fill::kRandom, 64, 56, 56, 3, 2, 1, true);
+}
+BENCHMARK(BM_MaxPool2dNhwcRandom)->Unit(benchmark::kMicrosecond);
 
 // _softmax.out on [2, 4096] along the last dim: 32 KiB in, 32 KiB out.
 void BM_SoftmaxFixture(benchmark::State& state) { run_fixture(state, "pte/softmax.pte", 2.0 * 2 * 4096 * 4); }

@@ -473,16 +473,23 @@ uint32_t bits_of(float v) {
   return b;
 }
 
-// Runs max pooling of `planes` H x W float planes under window g and
-// compares bit for bit (NaN payloads and the sign of zeros included) with
-// reference_pool2d; the number of values or indices that differ.
-size_t pool_mismatches(const std::vector<float>& x, int64_t planes, int64_t H, int64_t W, const Pool2d& g) {
+// Runs max pooling of `planes` H x W float planes under window g (the
+// input stored channels-last when asked) and compares bit for bit (NaN
+// payloads and the sign of zeros included) with reference_pool2d; the
+// number of values or indices that differ.
+size_t pool_mismatches(const std::vector<float>& x, int64_t planes, int64_t H, int64_t W, const Pool2d& g,
+                       bool channels_last = false) {
   std::vector<float> want;
   std::vector<int64_t> want_idx;
   reference_pool2d(x, planes, H, W, g, want, want_idx);
   const int oh = int(pooled(H, g.kh, g.sh, g.ph, g.dh, g.ceil)), ow = int(pooled(W, g.kw, g.sw, g.pw, g.dw, g.ceil));
   KernelHarness h;
-  auto in = h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, x);
+  std::vector<float> nhwc;
+  for (int64_t i = 0; i < H * W; ++i) {
+    for (int64_t c = 0; c < planes; ++c) nhwc.push_back(x[size_t(c * H * W + i)]);
+  }
+  auto in = channels_last ? h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, nhwc, {0, 2, 3, 1})
+                          : h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, x);
   auto out = h.out(ScalarType::kFloat, {1, int(planes), oh, ow});
   auto idx = h.out(ScalarType::kLong, {1, int(planes), oh, ow});
   REQUIRE(max_pool(h, in, {g.kh, g.kw}, {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, g.ceil, out, idx).ok());
@@ -508,7 +515,8 @@ float nan_with_payload(uint32_t payload) {
 
 TEST_CASE("max_pool2d_with_indices: a NaN at every position of tiny planes", "[kernels][linalg][pool]") {
   // Widths 1 to 9 (rows narrower than one vector, one vector and a tail,
-  // blocks in pairs), 6 planes; one NaN, then two NaNs of different
+  // blocks in pairs), 6 planes (a group of four and one of two), contiguous
+  // and channels-last; one NaN, then two NaNs of different
   // payloads, moved over every position of plane 1: each window holding
   // one reports it, a window holding both reports the later one in
   // row-major order with its payload. Planes 0 and 2-5 keep plain values.
@@ -526,10 +534,13 @@ TEST_CASE("max_pool2d_with_indices: a NaN at every position of tiny planes", "[k
         INFO("W=" << W << " k=" << g.kh << "x" << g.kw << " s=" << g.sh << "," << g.sw << " NaN at " << at - H * W);
         std::vector<float> one = base;
         one[size_t(at)] = nan_with_payload(1);
-        CHECK(pool_mismatches(one, planes, H, W, g) == 0);
         std::vector<float> two = one;
         two[size_t(H * W + (at - H * W + 1) % (H * W))] = nan_with_payload(2);
-        CHECK(pool_mismatches(two, planes, H, W, g) == 0);
+        for (bool channels_last : {false, true}) {
+          INFO("channels_last=" << channels_last);
+          CHECK(pool_mismatches(one, planes, H, W, g, channels_last) == 0);
+          CHECK(pool_mismatches(two, planes, H, W, g, channels_last) == 0);
+        }
       }
     }
   }
@@ -539,7 +550,8 @@ TEST_CASE("max_pool2d_with_indices: ties, signed zeros and -inf keep the first p
   // Values from {-inf, -0.0, +0.0, 1}: most windows hold ties, and +0.0 and
   // -0.0 compare equal, so the first of them in the window decides the bits
   // of the value as well as the index. Widths 1 to 20, 4 planes, kernels
-  // 2 and 3 at strides 1 and 2 (rows of blocks, tails and clipped edges).
+  // 2 and 3 at strides 1 and 2 (rows of blocks, tails and clipped edges),
+  // contiguous and channels-last.
   const float inf = std::numeric_limits<float>::infinity();
   const float choices[4] = {-inf, -0.0f, 0.0f, 1.0f};
   uint32_t seed = 99;
@@ -561,6 +573,7 @@ TEST_CASE("max_pool2d_with_indices: ties, signed zeros and -inf keep the first p
             if (pooled(W, k, s, p, 1, false) < 1) continue;
             INFO("W=" << W << " variant=" << variant << " k=" << k << " s=" << s << " p=" << p);
             CHECK(pool_mismatches(x, planes, H, W, g) == 0);
+            CHECK(pool_mismatches(x, planes, H, W, g, true) == 0);
           }
         }
       }

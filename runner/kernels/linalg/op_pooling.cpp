@@ -552,6 +552,13 @@ bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tenso
   return in.sx == 1 && out.sx == 1 && idx.sx == 1 && (in.h + 1) * in.w < (int64_t(1) << 31);
 }
 
+// Whether the four-plane kernel takes them in any layout (channels-last):
+// float and int32 plane indices.
+bool planes4_fits(const Tensor& input) {
+  const Layout in = layout_of(input);
+  return input.dtype() == ScalarType::kFloat && (in.h + 1) * in.w < (int64_t(1) << 31);
+}
+
 // How a row of outputs splits for a kernel of `lanes` outputs per vector:
 // columns [0, first) and [max(end, tail + lanes), out_w) have windows the
 // padding clips (or no room for a load) and go one at a time; [first, end)
@@ -670,6 +677,12 @@ void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indi
       } else {
         max_pool_f32_planes4(input, w, output, indices);
       }
+      return;
+    }
+    // Columns not contiguous (channels-last): four planes at a time, which
+    // NHWC puts side by side.
+    if (planes4_fits(input)) {
+      max_pool_f32_planes4(input, w, output, indices);
       return;
     }
   }
