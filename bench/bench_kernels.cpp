@@ -106,9 +106,9 @@ BENCHMARK(BM_MaxPool2dFixtureOnes)->Unit(benchmark::kMicrosecond);
 // and 3.2 KB of indices.
 // Also smaller planes ([C, H, W], kernel k, stride s, padding p), whose
 // rows hold fewer than four outputs.
-void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, int32_t W, int64_t k, int64_t s,
+void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, int32_t W, int64_t k, int64_t st,
                     int64_t p, bool channels_last = false) {
-  const int32_t OH = int32_t((H + 2 * p - k) / s + 1), OW = int32_t((W + 2 * p - k) / s + 1);
+  const int32_t OH = int32_t((H + 2 * p - k) / st + 1), OW = int32_t((W + 2 * p - k) / st + 1);
   pte::ProgramBuilder b;
   auto& m = b.add_method("forward");
   int32_t x, out, idx;
@@ -123,7 +123,7 @@ void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, in
     out = m.add_planned_tensor(ScalarType::kFloat, {1, C, OH, OW});
     idx = m.add_planned_tensor(ScalarType::kLong, {1, C, OH, OW});
   }
-  const int32_t kernel = m.add_int_list({k, k}), stride = m.add_int_list({s, s}), one = m.add_int_list({1, 1}),
+  const int32_t kernel = m.add_int_list({k, k}), stride = m.add_int_list({st, st}), one = m.add_int_list({1, 1}),
                 padding = m.add_int_list({p, p});
   m.kernel_call("aten::max_pool2d_with_indices", "out",
                 {x, kernel, stride, padding, one, m.add_bool(false), out, idx, m.add_tensor_list({out, idx})});
@@ -157,7 +157,8 @@ void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, in
     Status s = execute(*method.value());
     if (!s) state.SkipWithError(s.error().describe().c_str());
   }
-  state.SetBytesProcessed(int64_t((double(C) * H * W * 4 + double(C) * OH * OW * (4 + 8)) * double(state.iterations())));
+  const double traffic = double(C) * H * W * 4 + double(C) * OH * OW * (4 + 8);
+  state.SetBytesProcessed(int64_t(traffic * double(state.iterations())));
 }
 void BM_MaxPool2dLeNet(benchmark::State& state) { run_small_pool(state, Fill::kPattern, 16, 10, 10, 2, 2, 0); }
 BENCHMARK(BM_MaxPool2dLeNet)->Unit(benchmark::kMicrosecond);

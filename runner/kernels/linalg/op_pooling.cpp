@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/elementwise.h"
@@ -311,9 +312,10 @@ ETKIT_AVX2_FMA_END
 
 // Float planes with unit column strides on every CPU: four outputs of a row
 // per vector of GCC's generic vector type (SSE2 on x86-64, NEON on AArch64,
-// plain code elsewhere). It serves what the AVX2 kernel does not take: CPUs
-// without AVX2 and rows too narrow for eight lanes (LeNet's 10x10 -> 5x5).
-// Each lane visits its window's taps in the scalar path's order with the
+// plain code elsewhere). Two kernels serve what the AVX2 kernel does not
+// take (CPUs without AVX2, rows too narrow for eight lanes): by rows, four
+// outputs of a row per vector, and by planes (below), one output position
+// in four planes per vector. Each lane visits its window's taps in the scalar path's order with the
 // same rule (take a tap that is greater or NaN) and selects with bit masks,
 // so values and indices are identical to it and no branch depends on the
 // data; int32 indices as in the AVX2 kernel.
@@ -474,12 +476,12 @@ void row_blocks_kw(const float* plane, int64_t in_w, int64_t in_sy, const Window
   else row_blocks<Stride, 0, TailBack>(plane, in_w, in_sy, w, rows, first, end, tail, values, indices);
 }
 
-// Rows too narrow for a block of four (fewer than four whole windows) run
-// four planes at a time instead: lane j holds plane j of the group, every
-// lane the same window position, so the taps inside the input are found
-// once for four outputs and each tap is four scalar loads. A group of
-// fewer than four planes repeats its last one in the spare lanes, whose
-// results are not stored.
+// By planes: lane j holds plane j of a group of four, every lane the same
+// window position, so the taps inside the input are found once for four
+// outputs and each tap is four scalar loads, in any layout (channels-last
+// puts the four side by side). For rows with no block of four and short
+// rows (max_pool picks). A group of fewer than four planes repeats its
+// last one in the spare lanes, whose results are not stored.
 struct PlaneGroup {
   const float* in[4];
   float* out[4];
@@ -540,7 +542,6 @@ void max_pool_f32_planes4(const Tensor& input, const Window& w, Tensor& output, 
     }
   }
 }
-
 
 // Whether the vector kernels take these tensors: float, unit column strides
 // everywhere, and flat plane indices that fit in int32 (also the index of
@@ -648,10 +649,16 @@ void max_pool_f32_lanes4(const Tensor& input, const Window& w, Tensor& output, T
         float* values = out_plane + oy * out.sy;
         int64_t* row_idx = idx_plane + oy * idx.sy;
         for (int64_t ox = 0; ox < first; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
-        if (w.sw == 1) lanes4::row_blocks_kw<1, false>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
-        else if (w.sw == 2 && tail_back) lanes4::row_blocks_kw<2, true>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
-        else if (w.sw == 2) lanes4::row_blocks_kw<2, false>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
-        else lanes4::row_blocks_kw<0, false>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
+        const auto blocks = [&](auto stride, auto back) {
+          lanes4::row_blocks_kw<stride(), back()>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
+        };
+        using One = std::integral_constant<int, 1>;
+        using Two = std::integral_constant<int, 2>;
+        using Other = std::integral_constant<int, 0>;
+        if (w.sw == 1) blocks(One{}, std::false_type{});
+        else if (w.sw == 2 && tail_back) blocks(Two{}, std::true_type{});
+        else if (w.sw == 2) blocks(Two{}, std::false_type{});
+        else blocks(Other{}, std::false_type{});
         int64_t ox = tail >= 0 ? tail + 4 : end;
         for (; ox < out.w; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
       }
@@ -667,8 +674,8 @@ void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indi
       // Four planes at a time when the rows have no block of four, and
       // when rows of under eight outputs would leave lanes of their
       // blocks idle (LeNet's 5 -> 1.00 us against 1.18 us by rows) and
-      // there are four planes to fill the lanes; rows of four blocks and
-      // more run by rows (maxpool2d.pte: 474 us against 692 us).
+      // there are four planes to fill the lanes; rows of eight outputs and
+      // more run by rows (maxpool2d.pte's 56: 474 us against 692 us).
       const Layout out = layout_of(output);  // out.h and out.w are at least 1 (pooled_hw)
       const RowSplit split = split_row(input.size(input.dim() - 1), out.w, w, 4);
       const bool blocks = split.end > split.first || split.tail >= 0;
