@@ -99,6 +99,90 @@ void BM_MaxPool2dFixtureOnes(benchmark::State& state) {
 }
 BENCHMARK(BM_MaxPool2dFixtureOnes)->Unit(benchmark::kMicrosecond);
 
+// max_pool2d_with_indices.out as LeNet's second pooling layer: [1, 16, 10,
+// 10] -> [1, 16, 5, 5], 2x2 stride 2, built in place (lenet_tutorial.pte
+// runs it among 13 other operators). Rows of five outputs are too narrow
+// for the AVX2 kernel's eight lanes. Reads 6.4 KB, writes 1.6 KB of values
+// and 3.2 KB of indices.
+// Also smaller planes ([C, H, W], kernel k, stride s, padding p), whose
+// rows hold fewer than four outputs.
+void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, int32_t W, int64_t k, int64_t st,
+                    int64_t p, bool channels_last = false) {
+  const int32_t OH = int32_t((H + 2 * p - k) / st + 1), OW = int32_t((W + 2 * p - k) / st + 1);
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  int32_t x, out, idx;
+  if (channels_last) {  // input, out and indices NHWC, one after another in the arena
+    const std::vector<uint8_t> nhwc = {0, 2, 3, 1};
+    const uint64_t in_bytes = uint64_t(C) * H * W * 4, out_bytes = uint64_t(C) * OH * OW * 4;
+    x = m.add_planned_tensor_at(ScalarType::kFloat, {1, C, H, W}, 0, nhwc);
+    out = m.add_planned_tensor_at(ScalarType::kFloat, {1, C, OH, OW}, in_bytes, nhwc);
+    idx = m.add_planned_tensor_at(ScalarType::kLong, {1, C, OH, OW}, (in_bytes + out_bytes + 15) / 16 * 16, nhwc);
+  } else {
+    x = m.add_planned_tensor(ScalarType::kFloat, {1, C, H, W});
+    out = m.add_planned_tensor(ScalarType::kFloat, {1, C, OH, OW});
+    idx = m.add_planned_tensor(ScalarType::kLong, {1, C, OH, OW});
+  }
+  const int32_t kernel = m.add_int_list({k, k}), stride = m.add_int_list({st, st}), one = m.add_int_list({1, 1}),
+                padding = m.add_int_list({p, p});
+  m.kernel_call("aten::max_pool2d_with_indices", "out",
+                {x, kernel, stride, padding, one, m.add_bool(false), out, idx, m.add_tensor_list({out, idx})});
+  m.set_inputs({x});
+  m.set_outputs({out, idx});
+  auto bytes = pte::write_program(b.build());
+  if (!bytes) {
+    state.SkipWithError(bytes.error().describe().c_str());
+    return;
+  }
+  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  auto method = load_method(program.value(), "forward", options);
+  if (!method) {
+    state.SkipWithError(method.error().describe().c_str());
+    return;
+  }
+  // Uniform in [-1, 1) as load_fixture makes it, or a pattern rising
+  // along the rows.
+  std::vector<float> in(size_t(C * H * W));
+  uint32_t seed = 7;
+  for (size_t i = 0; i < in.size(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    in[i] = fill == Fill::kRandom ? float(seed >> 8) / float(1 << 24) * 2.0f - 1.0f
+                                  : float(i % size_t(W)) - float(i / size_t(W) % size_t(H)) * 0.5f;
+  }
+  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, C, H, W},
+                                         ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
+  for (auto _ : state) {
+    Status s = execute(*method.value());
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  const double traffic = double(C) * H * W * 4 + double(C) * OH * OW * (4 + 8);
+  state.SetBytesProcessed(int64_t(traffic * double(state.iterations())));
+}
+void BM_MaxPool2dLeNet(benchmark::State& state) { run_small_pool(state, Fill::kPattern, 16, 10, 10, 2, 2, 0); }
+BENCHMARK(BM_MaxPool2dLeNet)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dLeNetRandom(benchmark::State& state) { run_small_pool(state, Fill::kRandom, 16, 10, 10, 2, 2, 0); }
+BENCHMARK(BM_MaxPool2dLeNetRandom)->Unit(benchmark::kMicrosecond);
+// [1, 64, 4, 4] -> [1, 64, 2, 2] (2x2, stride 2) and [1, 64, 6, 6] -> [1,
+// 64, 3, 3] (3x3, stride 2, padding 1): rows of two and three outputs.
+void BM_MaxPool2dTiny4(benchmark::State& state) { run_small_pool(state, Fill::kPattern, 64, 4, 4, 2, 2, 0); }
+BENCHMARK(BM_MaxPool2dTiny4)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dTiny4Random(benchmark::State& state) { run_small_pool(state, Fill::kRandom, 64, 4, 4, 2, 2, 0); }
+BENCHMARK(BM_MaxPool2dTiny4Random)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dTiny6(benchmark::State& state) { run_small_pool(state, Fill::kPattern, 64, 6, 6, 3, 2, 1); }
+BENCHMARK(BM_MaxPool2dTiny6)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dTiny6Random(benchmark::State& state) { run_small_pool(state, Fill::kRandom, 64, 6, 6, 3, 2, 1); }
+BENCHMARK(BM_MaxPool2dTiny6Random)->Unit(benchmark::kMicrosecond);
+// [1, 64, 56, 56] -> [1, 64, 28, 28], 3x3 stride 2 padding 1, channels-last
+// input, out and indices (an NHWC model's pooling).
+void BM_MaxPool2dNhwc(benchmark::State& state) { run_small_pool(state, Fill::kPattern, 64, 56, 56, 3, 2, 1, true); }
+BENCHMARK(BM_MaxPool2dNhwc)->Unit(benchmark::kMicrosecond);
+void BM_MaxPool2dNhwcRandom(benchmark::State& state) {
+  run_small_pool(state, Fill::kRandom, 64, 56, 56, 3, 2, 1, true);
+}
+BENCHMARK(BM_MaxPool2dNhwcRandom)->Unit(benchmark::kMicrosecond);
+
 // _softmax.out on [2, 4096] along the last dim: 32 KiB in, 32 KiB out.
 void BM_SoftmaxFixture(benchmark::State& state) { run_fixture(state, "pte/softmax.pte", 2.0 * 2 * 4096 * 4); }
 BENCHMARK(BM_SoftmaxFixture)->Unit(benchmark::kMicrosecond);

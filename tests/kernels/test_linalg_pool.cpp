@@ -2,6 +2,7 @@
 // aten::_adaptive_avg_pool2d.out on tiny literal images, results by hand.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -459,6 +460,122 @@ TEST_CASE("max_pool2d_with_indices: float rows of every width match the definiti
         }
         CHECK(mismatches == 0);
         CHECK(h.data<int64_t>(idx) == want_idx);
+      }
+    }
+  }
+}
+
+namespace {
+
+uint32_t bits_of(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Runs max pooling of `planes` H x W float planes under window g (the
+// input stored channels-last when asked) and compares bit for bit (NaN
+// payloads and the sign of zeros included) with reference_pool2d; the
+// number of values or indices that differ.
+size_t pool_mismatches(const std::vector<float>& x, int64_t planes, int64_t H, int64_t W, const Pool2d& g,
+                       bool channels_last = false) {
+  std::vector<float> want;
+  std::vector<int64_t> want_idx;
+  reference_pool2d(x, planes, H, W, g, want, want_idx);
+  const int oh = int(pooled(H, g.kh, g.sh, g.ph, g.dh, g.ceil)), ow = int(pooled(W, g.kw, g.sw, g.pw, g.dw, g.ceil));
+  KernelHarness h;
+  std::vector<float> nhwc;
+  for (int64_t i = 0; i < H * W; ++i) {
+    for (int64_t c = 0; c < planes; ++c) nhwc.push_back(x[size_t(c * H * W + i)]);
+  }
+  auto in = channels_last ? h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, nhwc, {0, 2, 3, 1})
+                          : h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, x);
+  auto out = h.out(ScalarType::kFloat, {1, int(planes), oh, ow});
+  auto idx = h.out(ScalarType::kLong, {1, int(planes), oh, ow});
+  REQUIRE(max_pool(h, in, {g.kh, g.kw}, {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, g.ceil, out, idx).ok());
+  const auto got = h.data<float>(out);
+  const auto got_idx = h.data<int64_t>(idx);
+  REQUIRE(got.size() == want.size());
+  REQUIRE(got_idx.size() == want_idx.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    mismatches += bits_of(got[i]) != bits_of(want[i]) || got_idx[i] != want_idx[i];
+  }
+  return mismatches;
+}
+
+float nan_with_payload(uint32_t payload) {
+  const uint32_t b = 0x7fc00000u | (payload & 0x3fffffu);
+  float v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("max_pool2d_with_indices: a NaN at every position of tiny planes", "[kernels][linalg][pool]") {
+  // Widths 1 to 9 (rows narrower than one vector, one vector and a tail,
+  // blocks in pairs), 6 planes (a group of four and one of two), contiguous
+  // and channels-last; one NaN, then two NaNs of different
+  // payloads, moved over every position of plane 1: each window holding
+  // one reports it, a window holding both reports the later one in
+  // row-major order with its payload. Planes 0 and 2-5 keep plain values.
+  const std::vector<Pool2d> windows = {
+      {2, 2, 2, 2, 0, 0, 1, 1, false}, {3, 3, 2, 2, 1, 1, 1, 1, false}, {3, 3, 1, 1, 0, 0, 1, 1, false},
+      {2, 3, 1, 3, 0, 1, 1, 1, true},  {3, 2, 2, 1, 1, 1, 2, 1, false},
+  };
+  for (int64_t W = 1; W <= 9; ++W) {
+    const int64_t H = 4, planes = 6, n = planes * H * W;
+    std::vector<float> base;
+    for (int64_t i = 0; i < n; ++i) base.push_back(float((i * 29) % 13) - 6.0f);
+    for (const Pool2d& g : windows) {
+      if (pooled(H, g.kh, g.sh, g.ph, g.dh, g.ceil) < 1 || pooled(W, g.kw, g.sw, g.pw, g.dw, g.ceil) < 1) continue;
+      for (int64_t at = H * W; at < 2 * H * W; ++at) {
+        INFO("W=" << W << " k=" << g.kh << "x" << g.kw << " s=" << g.sh << "," << g.sw << " NaN at " << at - H * W);
+        std::vector<float> one = base;
+        one[size_t(at)] = nan_with_payload(1);
+        std::vector<float> two = one;
+        two[size_t(H * W + (at - H * W + 1) % (H * W))] = nan_with_payload(2);
+        for (bool channels_last : {false, true}) {
+          INFO("channels_last=" << channels_last);
+          CHECK(pool_mismatches(one, planes, H, W, g, channels_last) == 0);
+          CHECK(pool_mismatches(two, planes, H, W, g, channels_last) == 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("max_pool2d_with_indices: ties, signed zeros and -inf keep the first position", "[kernels][linalg][pool]") {
+  // Values from {-inf, -0.0, +0.0, 1}: most windows hold ties, and +0.0 and
+  // -0.0 compare equal, so the first of them in the window decides the bits
+  // of the value as well as the index. Widths 1 to 20, 4 planes, kernels
+  // 2 and 3 at strides 1 and 2 (rows of blocks, tails and clipped edges),
+  // contiguous and channels-last.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float choices[4] = {-inf, -0.0f, 0.0f, 1.0f};
+  uint32_t seed = 99;
+  for (int64_t W = 1; W <= 20; ++W) {
+    const int64_t H = 5, planes = 4;
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<float> x;
+      for (int64_t i = 0; i < planes * H * W; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        // variant 0: all four values; 1: zeros of both signs only; 2: -inf
+        // and zeros.
+        const uint32_t r = seed >> 28;
+        x.push_back(variant == 0 ? choices[r % 4] : variant == 1 ? choices[1 + r % 2] : choices[r % 3]);
+      }
+      for (int64_t k : {2, 3}) {
+        for (int64_t s : {1, 2}) {
+          for (int64_t p : {int64_t(0), k / 2}) {
+            const Pool2d g{k, k, s, s, p, p, 1, 1, false};
+            if (pooled(W, k, s, p, 1, false) < 1) continue;
+            INFO("W=" << W << " variant=" << variant << " k=" << k << " s=" << s << " p=" << p);
+            CHECK(pool_mismatches(x, planes, H, W, g) == 0);
+            CHECK(pool_mismatches(x, planes, H, W, g, true) == 0);
+          }
+        }
       }
     }
   }

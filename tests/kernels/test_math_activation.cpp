@@ -220,3 +220,73 @@ TEST_CASE("glu reads a non-contiguous input", "[math][activation]") {
   const std::vector<double> want = {1 * sig(0), 2 * sig(1), 3 * sig(-1), 4 * sig(2)};
   for (size_t i = 0; i < 4; ++i) CHECK(h.data<double>(out)[i] == Approx(want[i]).epsilon(1e-12));
 }
+
+TEST_CASE("clamp of float tensors: bound tags, one bound, and what the general path decides", "[math][activation]") {
+  KernelHarness h;
+  // Contiguous FLOAT self and out of the same sizes (clamp_float_fast):
+  // Double, Int and Bool bounds, one bound missing, min > max, NaN passing,
+  // a NaN bound comparing false.
+  auto x = h.tensor<float>(ScalarType::kFloat, {2, 3}, {-3, 0.25f, NAN, 2, 9, -1});
+  auto out = h.out(ScalarType::kFloat, {2, 3});
+  REQUIRE(h.call("aten::clamp.out", {x, h.real(-0.5), h.integer(2), out, out}).ok());
+  auto r = h.data<float>(out);
+  CHECK(r[0] == -0.5f);
+  CHECK(r[1] == 0.25f);
+  CHECK(std::isnan(r[2]));
+  CHECK(r[3] == 2);
+  CHECK(r[4] == 2);
+  CHECK(r[5] == -0.5f);
+  REQUIRE(h.call("aten::clamp.out", {x, h.boolean(true), h.none(), out, out}).ok());
+  r = h.data<float>(out);
+  CHECK(r[0] == 1);
+  CHECK(r[1] == 1);
+  CHECK(std::isnan(r[2]));
+  CHECK(r[4] == 9);
+  REQUIRE(h.call("aten::clamp.out", {x, h.none(), h.real(0.1), out, out}).ok());
+  r = h.data<float>(out);
+  CHECK(r[0] == -3);
+  CHECK(r[1] == 0.1f);
+  CHECK(r[5] == -1);
+  REQUIRE(h.call("aten::clamp.out", {x, h.integer(5), h.integer(1), out, out}).ok());
+  r = h.data<float>(out);
+  CHECK(r[0] == 1);
+  CHECK(r[4] == 1);
+  REQUIRE(h.call("aten::clamp.out", {x, h.real(NAN), h.real(0), out, out}).ok());
+  r = h.data<float>(out);
+  CHECK(r[0] == -3);
+  CHECK(r[1] == 0);
+  // A 0-dim tensor (stress_mlp's case).
+  auto s = h.tensor<float>(ScalarType::kFloat, {}, {70});
+  auto os = h.out(ScalarType::kFloat, {});
+  REQUIRE(h.call("aten::clamp.out", {s, h.real(0.0), h.real(63.0), os, os}).ok());
+  CHECK(h.data<float>(os) == std::vector<float>{63});
+  // Left to the general path, with its results and messages: out of
+  // another dtype, out of other sizes (resized when it may be), out in
+  // another dim order, bounds that are missing, not scalars or too large.
+  auto od = h.out(ScalarType::kDouble, {2, 3});
+  REQUIRE(h.call("aten::clamp.out", {x, h.integer(0), h.integer(1), od, od}).ok());
+  CHECK(h.data<double>(od)[1] == 0.25);
+  auto grow = h.out(ScalarType::kFloat, {2, 4}, true);
+  REQUIRE(h.call("aten::clamp.out", {x, h.integer(0), h.integer(1), grow, grow}).ok());
+  CHECK(h.sizes(grow) == std::vector<int32_t>{2, 3});
+  CHECK(h.data<float>(grow)[4] == 1);
+  auto fixed = h.out(ScalarType::kFloat, {2, 4});
+  CHECK(failure(h, "aten::clamp.out", {x, h.integer(0), h.integer(1), fixed, fixed}) ==
+        "aten::clamp.out: out: cannot resize a static tensor");
+  auto cols = h.out(ScalarType::kFloat, {2, 3}, false, {1, 0});
+  REQUIRE(h.call("aten::clamp.out", {x, h.integer(0), h.integer(1), cols, cols}).ok());
+  // [[0, 0.25, nan], [1, 1, 0]] stored by column.
+  r = h.data<float>(cols);
+  CHECK(r[0] == 0);
+  CHECK(r[1] == 1);
+  CHECK(r[2] == 0.25f);
+  CHECK(r[3] == 1);
+  CHECK(std::isnan(r[4]));
+  CHECK(r[5] == 0);
+  CHECK(failure(h, "aten::clamp.out", {x, h.none(), h.none(), out, out}) ==
+        "aten::clamp.out: at least one of min and max must be given");
+  CHECK(failure(h, "aten::clamp.out", {x, h.int_list({1}), h.none(), out, out}) ==
+        "aten::clamp.out: min must be a scalar, not IntList");
+  CHECK(failure(h, "aten::clamp.out", {x, h.none(), h.real(1e39), out, out}) ==
+        "aten::clamp.out: max 1e+39 is out of range for FLOAT");
+}

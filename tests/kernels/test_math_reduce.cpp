@@ -352,3 +352,54 @@ TEST_CASE("sum and mean over adjacent dims of contiguous tensors keep the summat
   REQUIRE(h.call("aten::mean.out", {empty, h.int_list({1}), h.boolean(false), h.none(), nan, nan}).ok());
   for (float v : h.data<float>(nan)) CHECK(std::isnan(v));
 }
+
+TEST_CASE("mean of contiguous float tensors: dims in any form, and what the general path decides", "[math][reduce]") {
+  KernelHarness h;
+  // [2, 3, 2] = 0..11. Means by hand: over dim 2 pairs (2k, 2k+1) -> 2k + 0.5;
+  // over dims 1 and 2 the six of each a -> 2.5 and 8.5; over dim 0 -> x + 3.
+  std::vector<float> v;
+  for (int i = 0; i < 12; ++i) v.push_back(float(i));
+  auto x = h.tensor<float>(ScalarType::kFloat, {2, 3, 2}, v);
+  auto last = h.out(ScalarType::kFloat, {2, 3});
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({-1}), h.boolean(false), h.none(), last, last}).ok());
+  CHECK(h.data<float>(last) == std::vector<float>{0.5f, 2.5f, 4.5f, 6.5f, 8.5f, 10.5f});
+  auto kept = h.out(ScalarType::kFloat, {2, 1, 1});
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({-2, 2}), h.boolean(true), h.none(), kept, kept}).ok());
+  CHECK(h.data<float>(kept) == std::vector<float>{2.5f, 8.5f});
+  auto front = h.out(ScalarType::kFloat, {3, 2});
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({0}), h.boolean(false), h.none(), front, front}).ok());
+  CHECK(h.data<float>(front) == std::vector<float>{3, 4, 5, 6, 7, 8});
+  auto all = h.out(ScalarType::kFloat, {1, 1, 1});
+  REQUIRE(h.call("aten::mean.out", {x, h.none(), h.boolean(true), h.none(), all, all}).ok());
+  CHECK(h.data<float>(all) == std::vector<float>{5.5f});
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({}), h.boolean(true), h.none(), all, all}).ok());
+  CHECK(h.data<float>(all) == std::vector<float>{5.5f});
+  // module_model's case, in double too.
+  auto d = h.tensor<double>(ScalarType::kDouble, {1, 2}, {0.25, 2});
+  auto od = h.out(ScalarType::kDouble, {1});
+  REQUIRE(h.call("aten::mean.out", {d, h.int_list({1}), h.boolean(false), h.none(), od, od}).ok());
+  CHECK(h.data<double>(od) == std::vector<double>{1.125});
+  // Left to the general path, with its results and messages: reduced
+  // dims that are not adjacent, a dtype argument, self in another dim
+  // order, out of other sizes, dims out of range or repeated.
+  auto ends = h.out(ScalarType::kFloat, {3});
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({0, 2}), h.boolean(false), h.none(), ends, ends}).ok());
+  CHECK(h.data<float>(ends) == std::vector<float>{3.5f, 5.5f, 7.5f});  // (0 + 1 + 6 + 7) / 4, ...
+  REQUIRE(h.call("aten::mean.out",
+                 {x, h.int_list({0, 2}), h.boolean(false), dtype(h, ScalarType::kFloat), ends, ends}).ok());
+  CHECK(h.data<float>(ends) == std::vector<float>{3.5f, 5.5f, 7.5f});
+  auto t = h.tensor<float>(ScalarType::kFloat, {2, 3}, {0, 3, 1, 4, 2, 5}, {1, 0});  // [[0, 1, 2], [3, 4, 5]]
+  auto rows = h.out(ScalarType::kFloat, {2});
+  REQUIRE(h.call("aten::mean.out", {t, h.int_list({1}), h.boolean(false), h.none(), rows, rows}).ok());
+  CHECK(h.data<float>(rows) == std::vector<float>{1, 4});
+  auto grow = h.out(ScalarType::kFloat, {2, 4}, true);
+  REQUIRE(h.call("aten::mean.out", {x, h.int_list({2}), h.boolean(false), h.none(), grow, grow}).ok());
+  CHECK(h.sizes(grow) == std::vector<int32_t>{2, 3});
+  auto fixed = h.out(ScalarType::kFloat, {2, 4});
+  CHECK(failure(h, "aten::mean.out", {x, h.int_list({2}), h.boolean(false), h.none(), fixed, fixed}) ==
+        "aten::mean.out: out: cannot resize a static tensor");
+  CHECK(failure(h, "aten::mean.out", {x, h.int_list({3}), h.boolean(false), h.none(), last, last}) ==
+        "aten::mean.out: dim 3 out of range for rank 3");
+  CHECK(failure(h, "aten::mean.out", {x, h.int_list({2, -1}), h.boolean(false), h.none(), last, last}) ==
+        "aten::mean.out: dim 2 appears more than once");
+}

@@ -4,7 +4,9 @@
 // contiguous, channels-last or any other dim order.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "runner/kernels/linalg/linalg_ops.h"
 #include "runner/kernels/elementwise.h"
@@ -308,45 +310,294 @@ void row_blocks(const float* plane, int64_t in_w, int64_t in_sy, const Window& w
 ETKIT_AVX2_FMA_END
 #endif
 
-// Whether max_pool_f32_avx2 takes these tensors: float, unit column strides
-// everywhere, and flat plane indices that fit in int32 (also the index of
-// a window of padding only, which may name a position one row past the
-// plane).
-bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tensor& indices) {
-#ifdef ETKIT_VEC_X86
-  if (!cpu_has_avx2_fma() || input.dtype() != ScalarType::kFloat) return false;
-  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
-  return in.sx == 1 && out.sx == 1 && idx.sx == 1 && (in.h + 1) * in.w < (int64_t(1) << 31);
-#else
-  (void)input, (void)output, (void)indices;
-  return false;
-#endif
+// Float planes with unit column strides on every CPU: four outputs of a row
+// per vector of GCC's generic vector type (SSE2 on x86-64, NEON on AArch64,
+// plain code elsewhere). Two kernels serve what the AVX2 kernel does not
+// take (CPUs without AVX2, rows too narrow for eight lanes): by rows, four
+// outputs of a row per vector, and by planes (below), one output position
+// in four planes per vector. Each lane visits its window's taps in the scalar path's order with the
+// same rule (take a tap that is greater or NaN) and selects with bit masks,
+// so values and indices are identical to it and no branch depends on the
+// data; int32 indices as in the AVX2 kernel.
+namespace lanes4 {
+
+using F4 = float __attribute__((vector_size(16)));
+using I4 = int32_t __attribute__((vector_size(16)));
+
+inline F4 load4(const float* p) {
+  F4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
 
-// The vector kernel for the outputs whose windows lie whole inside their
-// row; `edge` for the windows the padding clips. False, having written
-// nothing, when the rows are too narrow for a vector block.
-bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+// Lanes x, x + step, x + 2 step, x + 3 step of a row. Stride 2 reads p[7],
+// one float past the last lane; the caller keeps that inside the row.
+template <int Stride>
+inline F4 load_strided(const float* p, int64_t step) {
+  if constexpr (Stride == 1) {
+    return load4(p);
+  } else if constexpr (Stride == 2) {
+    return __builtin_shufflevector(load4(p), load4(p + 4), 0, 2, 4, 6);
+  } else {
+    return F4{p[0], p[step], p[2 * step], p[3 * step]};
+  }
+}
+
+// The rule: take = t > best or t is NaN; best and best_idx follow take.
+inline void consider(F4& best, I4& best_idx, F4 t, I4 idx) {
+  const I4 take = (t > best) | (t != t);  // t != t: NaN
+  best = F4(((I4)t & take) | ((I4)best & ~take));
+  best_idx = (idx & take) | (best_idx & ~take);
+}
+
+// The same rule for a t that is not NaN, and `nan` collects the lanes
+// where t is: then `best` is max(t, best), one instruction on x86 (maxps
+// returns its second operand unless the first is greater, ties and -0.0
+// included), and its dependency chain from tap to tap is that instruction
+// alone. A block that met a NaN is computed again with `consider`.
+inline void consider_number(F4& best, I4& best_idx, F4 t, I4 idx, I4& nan) {
+  const I4 take = t > best;
+  nan |= t != t;
 #ifdef ETKIT_VEC_X86
+  best = F4(_mm_max_ps(__m128(t), __m128(best)));
+#else
+  best = F4(((I4)t & take) | ((I4)best & ~take));
+#endif
+  best_idx = (idx & take) | (best_idx & ~take);
+}
+
+inline bool any_lane(I4 mask) { return (mask[0] | mask[1] | mask[2] | mask[3]) != 0; }
+
+// Lanes x, x + 2, x + 4, x + 6 read from p[-1] to p[6]: the stride-2 load
+// for the last whole windows of a row, which may end at its last float.
+inline F4 load_stride2_back(const float* p) {
+  return __builtin_shufflevector(load4(p - 1), load4(p + 3), 1, 3, 5, 7);
+}
+
+// Blocks of four outputs of one row, [ox[v], ox[v] + 4) for each v, whose
+// windows lie whole inside the row (for stride 2, the float after the last
+// lane's last tap too; with BackLast, the last block's float before its
+// first lane's first tap instead). The blocks' chains are independent and
+// overlap. KW: the kernel width when known at compile time (0: w.kw), so
+// that the taps of a row unroll. Exact: every tap through `consider`.
+template <int Stride, int Vectors, int KW, bool Exact, bool BackLast>
+inline bool block_pass(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows,
+                       const int64_t* ox, float* values, int64_t* indices) {
+  const int64_t kw = KW ? KW : w.kw;
+  const int32_t sw = int32_t(w.sw);
+  const I4 lanes = I4{0, 1, 2, 3} * sw;
+  F4 best[Vectors];
+  I4 best_idx[Vectors], nan = I4{};
+  int64_t xa[Vectors];
+  for (int v = 0; v < Vectors; ++v) {
+    xa[v] = ox[v] * w.sw - w.pw;
+    best[v] = F4{} - std::numeric_limits<float>::infinity();
+    best_idx[v] = lanes + int32_t(rows.first * in_w + xa[v]);
+  }
+  for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+    const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+    const float* row = plane + y * in_sy;
+    for (int64_t kx = 0; kx < kw; ++kx) {
+      for (int v = 0; v < Vectors; ++v) {
+        const int64_t x = xa[v] + kx * w.dw;
+        const F4 t = BackLast && v == Vectors - 1 ? load_stride2_back(row + x) : load_strided<Stride>(row + x, w.sw);
+        const I4 idx = lanes + int32_t(y * in_w + x);
+        if constexpr (Exact) consider(best[v], best_idx[v], t, idx);
+        else consider_number(best[v], best_idx[v], t, idx, nan);
+      }
+    }
+  }
+  if (!Exact && any_lane(nan)) return false;
+  for (int v = 0; v < Vectors; ++v) {
+    std::memcpy(values + ox[v], &best[v], sizeof best[v]);
+    for (int lane = 0; lane < 4; ++lane) indices[ox[v] + lane] = best_idx[v][lane];
+  }
+  return true;
+}
+
+template <int Stride, int Vectors, int KW, bool BackLast = false>
+inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows,
+                  const int64_t* ox, float* values, int64_t* indices) {
+  if (!block_pass<Stride, Vectors, KW, false, BackLast>(plane, in_w, in_sy, w, rows, ox, values, indices)) {
+    block_pass<Stride, Vectors, KW, true, BackLast>(plane, in_w, in_sy, w, rows, ox, values, indices);
+  }
+}
+
+// One output whose window the padding clips, with the same rule in lane 0.
+inline void edge(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t ox,
+                 float* value, int64_t* index) {
+  const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in_w);
+  F4 best = F4{} - std::numeric_limits<float>::infinity();
+  I4 best_idx = I4{} + int32_t(rows.first * in_w + xs.first);
+  for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+    const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+    const float* row = plane + y * in_sy;
+    for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
+      const int64_t x = xs.first + (kx - xs.begin) * w.dw;
+      consider(best, best_idx, F4{row[x]}, I4{int32_t(y * in_w + x)});
+    }
+  }
+  *value = best[0];
+  *index = best_idx[0];
+}
+
+// The whole windows of one row: blocks at first, first + 4, ..., end - 4,
+// then the tail block when tail >= 0 (for stride 2 loaded backwards with
+// TailBack, else gathered), two blocks at a time.
+template <int Stride, int KW, bool TailBack>
+void row_blocks(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t first,
+                int64_t end, int64_t tail, float* values, int64_t* indices) {
+  int64_t ox = first;
+  for (; ox + 8 <= end; ox += 8) {
+    const int64_t pair[2] = {ox, ox + 4};
+    block<Stride, 2, KW>(plane, in_w, in_sy, w, rows, pair, values, indices);
+  }
+  const int64_t pair[2] = {ox, tail};
+  // Only the stride-2 load reads past its last tap; the tail block
+  // takes the others' loads as they are.
+  constexpr bool kTailLoads = Stride != 2 || TailBack;
+  if (ox < end && tail >= 0 && kTailLoads) {
+    block<Stride, 2, KW, TailBack>(plane, in_w, in_sy, w, rows, pair, values, indices);
+    return;
+  }
+  if (ox < end) block<Stride, 1, KW>(plane, in_w, in_sy, w, rows, pair, values, indices);
+  if (tail >= 0) {
+    if constexpr (kTailLoads) block<Stride, 1, KW, TailBack>(plane, in_w, in_sy, w, rows, pair + 1, values, indices);
+    else block<0, 1, KW>(plane, in_w, in_sy, w, rows, pair + 1, values, indices);
+  }
+}
+
+// Row blocks with the kernel width known at compile time for 2 and 3.
+template <int Stride, bool TailBack>
+void row_blocks_kw(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t first,
+                   int64_t end, int64_t tail, float* values, int64_t* indices) {
+  if (w.kw == 2) row_blocks<Stride, 2, TailBack>(plane, in_w, in_sy, w, rows, first, end, tail, values, indices);
+  else if (w.kw == 3) row_blocks<Stride, 3, TailBack>(plane, in_w, in_sy, w, rows, first, end, tail, values, indices);
+  else row_blocks<Stride, 0, TailBack>(plane, in_w, in_sy, w, rows, first, end, tail, values, indices);
+}
+
+// By planes: lane j holds plane j of a group of four, every lane the same
+// window position, so the taps inside the input are found once for four
+// outputs and each tap is four scalar loads, in any layout (channels-last
+// puts the four side by side). For rows with no block of four and short
+// rows (max_pool picks). A group of fewer than four planes repeats its
+// last one in the spare lanes, whose results are not stored.
+struct PlaneGroup {
+  const float* in[4];
+  float* out[4];
+  int64_t* idx[4];
+  int count;
+};
+
+template <bool Exact>
+inline bool window_across(const PlaneGroup& g, int64_t in_w, int64_t in_sy, int64_t in_sx, const Window& w,
+                          const Taps& rows, const Taps& xs, int64_t out_at, int64_t idx_at) {
+  F4 best = F4{} - std::numeric_limits<float>::infinity();
+  I4 best_idx = I4{} + int32_t(rows.first * in_w + xs.first), nan = I4{};
+  for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
+    const int64_t y = rows.first + (ky - rows.begin) * w.dh;
+    for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
+      const int64_t x = xs.first + (kx - xs.begin) * w.dw, at = y * in_sy + x * in_sx;
+      const F4 t = F4{g.in[0][at], g.in[1][at], g.in[2][at], g.in[3][at]};
+      const I4 idx = I4{} + int32_t(y * in_w + x);
+      if constexpr (Exact) consider(best, best_idx, t, idx);
+      else consider_number(best, best_idx, t, idx, nan);
+    }
+  }
+  if (!Exact && any_lane(nan)) return false;
+  for (int j = 0; j < g.count; ++j) {
+    g.out[j][out_at] = best[j];
+    g.idx[j][idx_at] = best_idx[j];
+  }
+  return true;
+}
+
+}  // namespace lanes4
+
+// The four-plane kernel for every output, any strides.
+void max_pool_f32_planes4(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
   const float* src = input.data_as<float>();
   float* dst = output.data_as<float>();
   int64_t* index_out = indices.data_as<int64_t>();
+  const int64_t planes = out.n * out.c;
+  for (int64_t first = 0; first < planes; first += 4) {
+    lanes4::PlaneGroup g{};
+    g.count = int(std::min<int64_t>(4, planes - first));
+    for (int j = 0; j < 4; ++j) {
+      const int64_t p = first + std::min(j, g.count - 1), n = p / out.c, c = p % out.c;
+      g.in[j] = src + n * in.sn + c * in.sc;
+      g.out[j] = dst + n * out.sn + c * out.sc;
+      g.idx[j] = index_out + n * idx.sn + c * idx.sc;
+    }
+    for (int64_t oy = 0; oy < out.h; ++oy) {
+      const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
+      for (int64_t ox = 0; ox < out.w; ++ox) {
+        const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
+        const int64_t out_at = oy * out.sy + ox * out.sx, idx_at = oy * idx.sy + ox * idx.sx;
+        if (!lanes4::window_across<false>(g, in.w, in.sy, in.sx, w, rows, xs, out_at, idx_at)) {
+          lanes4::window_across<true>(g, in.w, in.sy, in.sx, w, rows, xs, out_at, idx_at);
+        }
+      }
+    }
+  }
+}
+
+// Whether the vector kernels take these tensors: float, unit column strides
+// everywhere, and flat plane indices that fit in int32 (also the index of
+// a window of padding only, which may name a position one row past the
+// plane).
+bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tensor& indices) {
+  if (input.dtype() != ScalarType::kFloat) return false;
+  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
+  return in.sx == 1 && out.sx == 1 && idx.sx == 1 && (in.h + 1) * in.w < (int64_t(1) << 31);
+}
+
+// Whether the four-plane kernel takes them in any layout (channels-last):
+// float and int32 plane indices.
+bool planes4_fits(const Tensor& input) {
+  const Layout in = layout_of(input);
+  return input.dtype() == ScalarType::kFloat && (in.h + 1) * in.w < (int64_t(1) << 31);
+}
+
+// How a row of outputs splits for a kernel of `lanes` outputs per vector:
+// columns [0, first) and [max(end, tail + lanes), out_w) have windows the
+// padding clips (or no room for a load) and go one at a time; [first, end)
+// is a whole number of vector blocks; when tail >= 0, one gathered block
+// covers [tail, tail + lanes), the last whole windows, overlapping the
+// blocks before it (those columns get the same results again).
+struct RowSplit {
+  int64_t first, end, tail;
+};
+
+RowSplit split_row(int64_t in_w, int64_t out_w, const Window& w, int64_t lanes) {
   // Output column ox has a whole window when ox * sw >= pw and its last
   // tap, ox * sw + last, is inside the row; the stride-2 loads read one
-  // float further. Vector blocks cover [first, end); columns [end, whole)
-  // get one gathered block ending at `whole`, so that only windows the
-  // padding clips go through `edge`.
+  // float further.
   const int64_t last = (w.kw - 1) * w.dw - w.pw;
   const auto columns_until = [&](int64_t reach) {
-    return std::min(in.w - 1 - reach < 0 ? int64_t(0) : (in.w - 1 - reach) / w.sw + 1, out.w);
+    return std::min(in_w - 1 - reach < 0 ? int64_t(0) : (in_w - 1 - reach) / w.sw + 1, out_w);
   };
-  const int64_t first = std::min((w.pw + w.sw - 1) / w.sw, out.w);
+  const int64_t first = std::min((w.pw + w.sw - 1) / w.sw, out_w);
   const int64_t loadable = columns_until(last + (w.sw == 2 ? 1 : 0)), whole = columns_until(last);
-  const int64_t end = first + std::max<int64_t>(loadable - first, 0) / 8 * 8;
-  const int64_t tail = end < whole && whole - 8 >= first ? whole - 8 : -1;
-  // Rows too narrow for a block: the scalar path's four interleaved chains
-  // beat `edge`'s one (LeNet's 10x10 -> 5x5: 1.4 us against 2.5 us).
+  const int64_t end = first + std::max<int64_t>(loadable - first, 0) / lanes * lanes;
+  const int64_t tail = end < whole && whole - lanes >= first ? whole - lanes : -1;
+  return {first, end, tail};
+}
+
+// The AVX2 kernel for the outputs whose windows lie whole inside their
+// row; `edge` for the windows the padding clips. False, having written
+// nothing, when the rows are too narrow for a vector block.
+bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+#ifdef ETKIT_VEC_X86
+  if (!cpu_has_avx2_fma()) return false;
+  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
+  const float* src = input.data_as<float>();
+  float* dst = output.data_as<float>();
+  int64_t* index_out = indices.data_as<int64_t>();
+  const RowSplit split = split_row(in.w, out.w, w, 8);
+  const int64_t first = split.first, end = split.end, tail = split.tail;
+  // Rows too narrow for a block of eight: the four-lane kernel.
   if (end == first && tail < 0) return false;
   for (int64_t n = 0; n < out.n; ++n) {
     for (int64_t c = 0; c < out.c; ++c) {
@@ -362,7 +613,7 @@ bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Ten
         else if (w.sw == 2) avx2::row_blocks<2>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
         else avx2::row_blocks<0>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
         int64_t ox = end;
-        if (tail >= 0) {  // the last whole windows, gathered; overlapped columns get the same results again
+        if (tail >= 0) {
           avx2::block<0, 1>(plane, in.w, in.sy, w, rows, tail, values + tail, row_idx + tail);
           ox = tail + 8;
         }
@@ -377,10 +628,70 @@ bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Ten
 #endif
 }
 
+// The four-lane kernel: the same split of every row, four outputs a block.
+void max_pool_f32_lanes4(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
+  const float* src = input.data_as<float>();
+  float* dst = output.data_as<float>();
+  int64_t* index_out = indices.data_as<int64_t>();
+  const RowSplit split = split_row(in.w, out.w, w, 4);
+  const int64_t first = split.first, end = split.end, tail = split.tail;
+  // A stride-2 tail block loads from the float before its first tap when
+  // there is one (LeNet's 10 -> 5 columns: x = 2), rather than gathering.
+  const bool tail_back = tail >= 0 && w.sw == 2 && tail * w.sw - w.pw >= 1;
+  for (int64_t n = 0; n < out.n; ++n) {
+    for (int64_t c = 0; c < out.c; ++c) {
+      const float* plane = src + n * in.sn + c * in.sc;
+      float* out_plane = dst + n * out.sn + c * out.sc;
+      int64_t* idx_plane = index_out + n * idx.sn + c * idx.sc;
+      for (int64_t oy = 0; oy < out.h; ++oy) {
+        const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
+        float* values = out_plane + oy * out.sy;
+        int64_t* row_idx = idx_plane + oy * idx.sy;
+        for (int64_t ox = 0; ox < first; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+        const auto blocks = [&](auto stride, auto back) {
+          lanes4::row_blocks_kw<stride(), back()>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
+        };
+        using One = std::integral_constant<int, 1>;
+        using Two = std::integral_constant<int, 2>;
+        using Other = std::integral_constant<int, 0>;
+        if (w.sw == 1) blocks(One{}, std::false_type{});
+        else if (w.sw == 2 && tail_back) blocks(Two{}, std::true_type{});
+        else if (w.sw == 2) blocks(Two{}, std::false_type{});
+        else blocks(Other{}, std::false_type{});
+        int64_t ox = tail >= 0 ? tail + 4 : end;
+        for (; ox < out.w; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+      }
+    }
+  }
+}
+
 template <typename T>
 void max_pool(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
   if constexpr (std::is_same_v<T, float>) {
-    if (vector_max_pool_fits(input, output, indices) && max_pool_f32_avx2(input, w, output, indices)) return;
+    if (vector_max_pool_fits(input, output, indices)) {
+      if (max_pool_f32_avx2(input, w, output, indices)) return;
+      // Four planes at a time when the rows have no block of four, and
+      // when rows of under eight outputs would leave lanes of their
+      // blocks idle (LeNet's 5 -> 1.00 us against 1.18 us by rows) and
+      // there are four planes to fill the lanes; rows of eight outputs and
+      // more run by rows (maxpool2d.pte's 56: 474 us against 692 us).
+      const Layout out = layout_of(output);  // out.h and out.w are at least 1 (pooled_hw)
+      const RowSplit split = split_row(input.size(input.dim() - 1), out.w, w, 4);
+      const bool blocks = split.end > split.first || split.tail >= 0;
+      if (blocks && (out.w >= 8 || out.n * out.c < 4)) {
+        max_pool_f32_lanes4(input, w, output, indices);
+      } else {
+        max_pool_f32_planes4(input, w, output, indices);
+      }
+      return;
+    }
+    // Columns not contiguous (channels-last): four planes at a time, which
+    // NHWC puts side by side.
+    if (planes4_fits(input)) {
+      max_pool_f32_planes4(input, w, output, indices);
+      return;
+    }
   }
   if (input.dim() > 0 && input.strides().back() == 1) max_pool_planes<T, true>(input, w, output, indices);
   else max_pool_planes<T, false>(input, w, output, indices);

@@ -6,6 +6,7 @@
 // kernels do; integer sums wrap on overflow like PyTorch's.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "runner/kernels/math/math_kernels.h"
 #include "runner/kernels/math/reduce_util.h"
@@ -28,6 +29,9 @@ Status prepare(KernelContext& ctx, const Tensor& self, const DimList& dims, bool
   bind_out(p, out);
   return {};
 }
+
+template <typename ACC>
+void sum_blocks(const ACC* x, ACC* y, int64_t outer, int64_t count, int64_t inner, bool mean);
 
 // Contiguous self and out of the accumulator's own dtype whose reduced dims
 // are adjacent: self is [outer, count, inner] and out [outer, inner]. Each
@@ -55,9 +59,14 @@ bool sum_contiguous_block(const Tensor& self, const ReducePlan& p, Tensor& out, 
     else if (d > last) inner *= self.size(d);
     else if (!p.reduced[d]) return false;  // reduced dims not adjacent
   }
-  const ACC* x = self.data_as<ACC>();
-  ACC* y = out.data_as<ACC>();
-  const int64_t count = p.count;
+  sum_blocks(self.data_as<ACC>(), out.data_as<ACC>(), outer, p.count, inner, mean);
+  return true;
+}
+
+// y[a, b] = sum over r of x[a, r, b] (divided by count for the mean), each
+// from 0 in increasing r.
+template <typename ACC>
+void sum_blocks(const ACC* x, ACC* y, int64_t outer, int64_t count, int64_t inner, bool mean) {
   const ACC divisor = static_cast<ACC>(count);
   for (int64_t a = 0; a < outer; ++a, x += count * inner, y += inner) {
     if (inner == 1) {
@@ -75,7 +84,6 @@ bool sum_contiguous_block(const Tensor& self, const ReducePlan& p, Tensor& out, 
       for (int64_t b = 0; b < inner; ++b) y[b] = y[b] / divisor;  // an empty mean is 0/0 = NaN
     }
   }
-  return true;
 }
 
 // out = sum (or sum / count for the mean) of each folded group.
@@ -141,12 +149,66 @@ Status check_mean_dtypes(KernelContext& ctx, const Tensor& self, const EValue& d
   return require_floating(ctx, out, "out");
 }
 
+// mean.out's common case, decided without a ReducePlan: contiguous self
+// and out of one floating dtype (FLOAT or DOUBLE), no dtype argument, and
+// valid reduced dims that are adjacent in self. Then self is [outer,
+// count, inner] and the sums are sum_contiguous_block's, the same bits.
+// Every check of the general path holds when it writes out (the dims in
+// range and not repeated, the floating dtypes); anything else, errors
+// included, returns nullopt for the general path to decide and report as
+// before. A resize of out it cannot do is the general path's error too
+// (the same shape, the same message). Through the plan (six Shapes filled
+// and bound), mean of two elements took 1.00x ExecuTorch's portable kernel.
+std::optional<Status> mean_fast(KernelContext& ctx, const Tensor& self, const DimList& dims, bool keepdim,
+                                const EValue& dtype, Tensor& out) {
+  const ScalarType t = self.dtype();
+  if (!dtype.is_none() || out.dtype() != t || (t != ScalarType::kFloat && t != ScalarType::kDouble) ||
+      !self.is_contiguous() || !out.is_contiguous()) {
+    return std::nullopt;
+  }
+  const int64_t rank = int64_t(self.dim());
+  if (rank == 0) return std::nullopt;  // a 0-dim self: the general path
+  bool reduced[kMaxRank] = {};
+  for (int64_t d = 0; d < rank; ++d) reduced[d] = dims.all;
+  for (int64_t value : dims.dims) {
+    if (value < -rank || value >= rank) return std::nullopt;
+    const int64_t d = value < 0 ? value + rank : value;
+    if (reduced[d]) return std::nullopt;
+    reduced[d] = true;
+  }
+  int64_t first = -1, last = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) continue;
+    if (first < 0) first = d;
+    else if (last != d - 1) return std::nullopt;  // reduced dims not adjacent
+    last = d;
+  }
+  if (first < 0) return std::nullopt;  // nothing reduced (dims.all on no dims cannot happen at rank > 0)
+  int64_t outer = 1, count = 1, inner = 1, out_shape[kMaxRank];
+  size_t out_rank = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = self.size(size_t(d));
+    if (reduced[d]) {
+      count *= size;
+      if (keepdim) out_shape[out_rank++] = 1;
+    } else {
+      (d < first ? outer : inner) *= size;
+      out_shape[out_rank++] = size;
+    }
+  }
+  ETKIT_TRY(resize_out(ctx, out, std::span<const int64_t>(out_shape, out_rank)));
+  if (t == ScalarType::kFloat) sum_blocks(self.data_as<float>(), out.data_as<float>(), outer, count, inner, true);
+  else sum_blocks(self.data_as<double>(), out.data_as<double>(), outer, count, inner, true);
+  return Status{};
+}
+
 // (self, int[1]? dim, bool keepdim, ScalarType? dtype, out, ret)
 Status mean_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
   ETKIT_ASSIGN_OR_RETURN(DimList dims, dim_list_arg(ctx, *args[1], true));
   ETKIT_ASSIGN_OR_RETURN(bool keepdim, bool_arg(ctx, *args[2], "keepdim"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[4], "out"));
+  if (auto done = mean_fast(ctx, *self, dims, keepdim, *args[3], *out)) return std::move(*done);
   ETKIT_TRY(check_mean_dtypes(ctx, *self, *args[3], *out));
   ReducePlan p;
   ETKIT_TRY(prepare(ctx, *self, dims, keepdim, *out, p));
