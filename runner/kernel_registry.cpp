@@ -1,6 +1,7 @@
 #include "runner/kernel_registry.h"
 
 #include <algorithm>
+#include <mutex>
 
 namespace etkit::rt {
 
@@ -57,8 +58,62 @@ Status check_callable(const KernelInfo& kernel) {
 
 }  // namespace
 
+struct KernelRegistry::LazyGroup {
+  KernelGroup build;
+  std::once_flag once;
+  KernelRegistry kernels;  // no lazy groups of its own
+
+  KernelRegistry& built() {
+    std::call_once(once, [this] {
+      // The portable tables are ours: their duplicates are caught by a unit
+      // test registering them eagerly.
+      auto status = kernels.add_all(build());
+      (void)status;
+    });
+    return kernels;
+  }
+};
+
+KernelRegistry::KernelRegistry() = default;
+KernelRegistry::KernelRegistry(KernelRegistry&&) noexcept = default;
+KernelRegistry& KernelRegistry::operator=(KernelRegistry&&) noexcept = default;
+KernelRegistry::~KernelRegistry() = default;
+
+void KernelRegistry::add_lazy(std::span<const KernelGroup> groups) {
+  for (KernelGroup group : groups) {
+    lazy_.push_back(std::make_unique<LazyGroup>());
+    lazy_.back()->build = group;
+  }
+}
+
+Status KernelRegistry::add_lazy_groups_now() {
+  if (lazy_.empty()) return {};
+  std::vector<KernelInfo> all;  // in the order find() searches them
+  for (const auto& group : lazy_) {
+    auto& built = group->built().kernels_;
+    all.insert(all.end(), std::make_move_iterator(built.begin()), std::make_move_iterator(built.end()));
+  }
+  lazy_.clear();
+  // What find() returned stays what it returns: of a name several groups
+  // have, the first; of one added before too, that one.
+  std::stable_sort(all.begin(), all.end(), by_name);
+  std::vector<bool> keep(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    keep[i] = (i == 0 || all[i].name != all[i - 1].name) && !find_added(all[i].name);
+  }
+  std::vector<KernelInfo> visible;
+  visible.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (keep[i]) visible.push_back(std::move(all[i]));
+  }
+  return add_all(std::move(visible));
+}
+
+size_t KernelRegistry::size() const { return names().size(); }
+
 Status KernelRegistry::add(KernelInfo kernel) {
   ETKIT_TRY(check_callable(kernel));
+  ETKIT_TRY(add_lazy_groups_now());
   auto at = std::lower_bound(kernels_.begin(), kernels_.end(), kernel, by_name);
   if (at != kernels_.end() && at->name == kernel.name) return duplicate(kernel.name);
   kernels_.insert(at, std::move(kernel));
@@ -67,6 +122,7 @@ Status KernelRegistry::add(KernelInfo kernel) {
 
 Status KernelRegistry::add_all(std::vector<KernelInfo> unsorted) {
   for (const auto& kernel : unsorted) ETKIT_TRY(check_callable(kernel));
+  ETKIT_TRY(add_lazy_groups_now());
   // Sorted as (name, position) pairs, then each kernel moved once: cheaper
   // than swapping whole KernelInfos through the sort.
   std::vector<std::pair<std::string_view, uint32_t>> order(unsorted.size());
@@ -100,16 +156,32 @@ Status KernelRegistry::add_all(std::vector<KernelInfo> unsorted) {
   return {};
 }
 
-const KernelInfo* KernelRegistry::find(std::string_view name) const {
+const KernelInfo* KernelRegistry::find_added(std::string_view name) const {
   auto it = std::lower_bound(kernels_.begin(), kernels_.end(), name,
                              [](const KernelInfo& k, std::string_view n) { return k.name < n; });
   return it == kernels_.end() || it->name != name ? nullptr : &*it;
+}
+
+const KernelInfo* KernelRegistry::find(std::string_view name) const {
+  if (const KernelInfo* kernel = find_added(name)) return kernel;
+  for (const auto& group : lazy_) {
+    if (const KernelInfo* kernel = group->built().find_added(name)) return kernel;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> KernelRegistry::names() const {
   std::vector<std::string> out;
   out.reserve(kernels_.size());
   for (const auto& kernel : kernels_) out.push_back(kernel.name);
+  for (const auto& group : lazy_) {
+    for (const auto& kernel : group->built().kernels_) out.push_back(kernel.name);
+  }
+  if (!lazy_.empty()) {
+    // As find() sees them: a name shadowed by an earlier one counts once.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
   return out;
 }
 
@@ -118,8 +190,7 @@ const KernelRegistry& portable_kernel_registry() {
   // start-up's cost paid again at the end, for nothing.
   static const KernelRegistry& registry = *[] {
     auto* r = new KernelRegistry;
-    auto status = register_portable_kernels(*r);
-    (void)status;  // the table is ours; duplicates are caught by a unit test
+    r->add_lazy(portable_kernel_groups());
     return r;
   }();
   return registry;

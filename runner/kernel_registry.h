@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,28 +63,55 @@ struct KernelInfo {
   bool custom = false;
 };
 
+// A kernel library's table (kernels/kernel_groups.h).
+using KernelGroup = std::vector<KernelInfo> (*)();
+
 // Kept as one vector sorted by name, looked up by binary search: built in
 // one sort rather than node by node, as et-run does in every process
 // (docs/performance.md, "et-run start-up"). A pointer from find() stays
 // valid until the registry is next changed.
+//
+// Groups added with add_lazy() are built only when a lookup gets to them:
+// building every table costs more than the rest of et-run's start-up, and a
+// program needs few of them. find() searches the kernels added, then each
+// group in the order given, building (and sorting) a group the first time it
+// is reached, at most once even from several threads; a name two groups
+// share is found in the first. size(), names() and any add() build them all.
 class KernelRegistry {
  public:
+  KernelRegistry();
+  KernelRegistry(KernelRegistry&&) noexcept;
+  KernelRegistry& operator=(KernelRegistry&&) noexcept;
+  ~KernelRegistry();
+
   Status add(KernelInfo kernel);
   // Many at once (one sort); on a duplicate or an unnamed kernel nothing is
   // added.
   Status add_all(std::vector<KernelInfo> kernels);
+  void add_lazy(std::span<const KernelGroup> groups);
   const KernelInfo* find(std::string_view name) const;
-  size_t size() const { return kernels_.size(); }
+  size_t size() const;
   std::vector<std::string> names() const;  // sorted
 
  private:
+  struct LazyGroup;
+  const KernelInfo* find_added(std::string_view name) const;
+  // The groups not yet added, built now and added as add_all would.
+  Status add_lazy_groups_now();
+
   std::vector<KernelInfo> kernels_;  // sorted by name, names unique
+  std::vector<std::unique_ptr<LazyGroup>> lazy_;
 };
 
-// The portable kernels and prim ops that ship with etkit.
+// The portable kernels and prim ops that ship with etkit, by group, in the
+// order a lazy registry searches them.
+std::span<const KernelGroup> portable_kernel_groups();
+
+// Adds every portable kernel now (duplicates across groups are refused).
 Status register_portable_kernels(KernelRegistry& registry);
 
-// A registry with the portable kernels (and nothing else).
+// A registry with the portable kernels (and nothing else), each group built
+// at its first lookup.
 const KernelRegistry& portable_kernel_registry();
 
 }  // namespace etkit::rt

@@ -1,5 +1,7 @@
 // The portable kernel table registers as a whole: no duplicate names, every
 // kernel the fixture programs need is present, slot counts as the schemas say.
+#include <thread>
+
 #include "tests/support/kernel_harness.h"
 
 using namespace etkit::rt;
@@ -109,4 +111,145 @@ TEST_CASE("every portable kernel is found under its own name", "[kernels][regist
     REQUIRE(k != nullptr);
     CHECK(k->name == name);
   }
+}
+
+TEST_CASE("the portable registry, built group by group, holds what registering every group at once holds",
+          "[kernels][registry]") {
+  KernelRegistry eager;
+  REQUIRE(register_portable_kernels(eager).ok());
+  const KernelRegistry& lazy = portable_kernel_registry();
+  REQUIRE(lazy.names() == eager.names());
+  CHECK(lazy.size() == eager.size());
+  for (const auto& name : eager.names()) {
+    INFO(name);
+    const KernelInfo* a = eager.find(name);
+    const KernelInfo* b = lazy.find(name);
+    REQUIRE(b != nullptr);
+    CHECK(b->num_args == a->num_args);
+    CHECK(b->out_args == a->out_args);
+    CHECK(b->prim == a->prim);
+    CHECK(b->custom == a->custom);
+  }
+}
+
+namespace {
+
+// Three groups counting how often they are built; "shared::s.out" is in the
+// first two, with different slot counts to tell them apart.
+int g_built[3];
+std::vector<KernelInfo> group_a() {
+  ++g_built[0];
+  std::vector<KernelInfo> t;
+  t.push_back(named("a::x.out", 1));
+  t.push_back(named("shared::s.out", 1));
+  return t;
+}
+std::vector<KernelInfo> group_b() {
+  ++g_built[1];
+  std::vector<KernelInfo> t;
+  t.push_back(named("shared::s.out", 2));
+  t.push_back(named("b::y.out", 2));
+  return t;
+}
+std::vector<KernelInfo> group_c() {
+  ++g_built[2];
+  std::vector<KernelInfo> t;
+  t.push_back(named("c::z.out", 3));
+  return t;
+}
+constexpr KernelGroup kGroups[] = {group_a, group_b, group_c};
+
+std::vector<int> built() { return {g_built[0], g_built[1], g_built[2]}; }
+
+}  // namespace
+
+TEST_CASE("a lazy group is built when a lookup first reaches it, and once", "[kernels][registry]") {
+  std::fill(std::begin(g_built), std::end(g_built), 0);
+  KernelRegistry r;
+  REQUIRE(r.add(named("e::eager.out", 7)).ok());
+  r.add_lazy(kGroups);
+  CHECK(built() == std::vector<int>{0, 0, 0});
+  // Kernels added directly are searched first: no group is built.
+  REQUIRE(r.find("e::eager.out") != nullptr);
+  CHECK(built() == std::vector<int>{0, 0, 0});
+  REQUIRE(r.find("a::x.out") != nullptr);
+  CHECK(built() == std::vector<int>{1, 0, 0});
+  // A name two groups have is the first group's.
+  const KernelInfo* shared = r.find("shared::s.out");
+  REQUIRE(shared != nullptr);
+  CHECK(shared->num_args == 1);
+  CHECK(built() == std::vector<int>{1, 0, 0});
+  const KernelInfo* y = r.find("b::y.out");
+  REQUIRE(y != nullptr);
+  CHECK(y->num_args == 2);
+  CHECK(built() == std::vector<int>{1, 1, 0});
+  // A name no group has builds every group; nothing is built twice, and
+  // pointers found earlier stay valid.
+  CHECK(r.find("d::absent.out") == nullptr);
+  CHECK(r.find("d::absent.out") == nullptr);
+  CHECK(built() == std::vector<int>{1, 1, 1});
+  CHECK(r.find("shared::s.out") == shared);
+  CHECK(r.find("b::y.out") == y);
+  CHECK(r.names() ==
+        std::vector<std::string>{"a::x.out", "b::y.out", "c::z.out", "e::eager.out", "shared::s.out"});
+  CHECK(r.size() == 5);
+  CHECK(built() == std::vector<int>{1, 1, 1});
+
+  // Moved, the registry keeps its groups and what they built.
+  KernelRegistry moved = std::move(r);
+  REQUIRE(moved.find("c::z.out") != nullptr);
+  CHECK(moved.find("c::z.out")->num_args == 3);
+  CHECK(built() == std::vector<int>{1, 1, 1});
+}
+
+TEST_CASE("size() and names() of a lazy registry build every group", "[kernels][registry]") {
+  std::fill(std::begin(g_built), std::end(g_built), 0);
+  KernelRegistry r;
+  r.add_lazy(kGroups);
+  CHECK(r.size() == 4);
+  CHECK(built() == std::vector<int>{1, 1, 1});
+}
+
+TEST_CASE("adding to a registry with lazy groups keeps what find() returned and refuses their names",
+          "[kernels][registry]") {
+  std::fill(std::begin(g_built), std::end(g_built), 0);
+  KernelRegistry r;
+  // Added before the groups: it shadows group_a's kernel of the same name.
+  REQUIRE(r.add(named("a::x.out", 9)).ok());
+  r.add_lazy(kGroups);
+  CHECK(r.find("a::x.out")->num_args == 9);
+  CHECK(built() == std::vector<int>{0, 0, 0});
+
+  auto clash = r.add(named("b::y.out", 4));
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error().message == "kernel 'b::y.out' is already registered");
+  CHECK(built() == std::vector<int>{1, 1, 1});
+  REQUIRE(r.add(named("n::new.out", 5)).ok());
+  std::vector<KernelInfo> more;
+  more.push_back(named("n::more.out", 6));
+  more.push_back(named("c::z.out", 6));
+  CHECK_FALSE(r.add_all(std::move(more)).ok());
+
+  CHECK(r.find("a::x.out")->num_args == 9);
+  CHECK(r.find("shared::s.out")->num_args == 1);
+  CHECK(r.find("b::y.out")->num_args == 2);
+  CHECK(r.find("c::z.out")->num_args == 3);
+  CHECK(r.find("n::new.out")->num_args == 5);
+  CHECK(r.find("n::more.out") == nullptr);
+  CHECK(r.names() ==
+        std::vector<std::string>{"a::x.out", "b::y.out", "c::z.out", "n::new.out", "shared::s.out"});
+  CHECK(built() == std::vector<int>{1, 1, 1});
+}
+
+TEST_CASE("lookups from several threads build a lazy group once", "[kernels][registry]") {
+  std::fill(std::begin(g_built), std::end(g_built), 0);
+  KernelRegistry r;
+  r.add_lazy(kGroups);
+  const KernelInfo* found[4] = {};
+  std::vector<std::thread> threads;
+  for (auto& f : found) threads.emplace_back([&r, &f] { f = r.find("c::z.out"); });
+  for (auto& t : threads) t.join();
+  REQUIRE(found[0] != nullptr);
+  for (const KernelInfo* f : found) CHECK(f == found[0]);
+  CHECK(built() == std::vector<int>{1, 1, 1});
 }

@@ -4,7 +4,7 @@
 // wrapper per operator, registered under the name and overload the program's
 // operator table spells. Each wrapper does what the generated one does at
 // ExecuTorch cff6f4d (codegen/gen.py): check the stack's size (arguments plus
-// the returned value), open the event tracer's "native_call_<op>" scope, call
+// the returned value; 0.x stacks have none to check), open the event tracer's "native_call_<op>" scope, call
 // the portable `*_out` function with the unboxed arguments, then hand the out
 // arguments to the tracer. Compiled only by scripts/build_official_runner.sh,
 // against the user's checkout; no ExecuTorch code is in this repository.
@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 namespace torch::executor::native {
 
@@ -80,19 +81,33 @@ using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::Kernel;
 using executorch::runtime::KernelRuntimeContext;
-using executorch::runtime::Span;
 using executorch::runtime::internal::event_tracer_log_evalue;
 using executorch::runtime::internal::EventTracerProfileOpScope;
 
+// The boxed stack is whatever the checkout's OpFunction takes: a Span since
+// 1.0, a bare EValue** in 0.x (whose generated wrappers had no size to check).
+template <typename F>
+struct StackOf;
+template <typename R, typename Context, typename S>
+struct StackOf<R (*)(Context, S)> {
+  using type = S;
+};
+using Stack = StackOf<executorch::runtime::OpFunction>::type;
+
 // A program whose instruction has another argument count than the schema is
 // refused through the context, as the generated wrapper's check does.
-bool arity(KernelRuntimeContext& ctx, Span<EValue*> stack, size_t expected) {
-  if (stack.size() == expected) return true;
-  ctx.fail(Error::InvalidProgram);
-  return false;
+template <typename S>
+bool arity(KernelRuntimeContext& ctx, S stack, size_t expected) {
+  if constexpr (std::is_pointer_v<S>) {
+    return true;
+  } else {
+    if (stack.size() == expected) return true;
+    ctx.fail(Error::InvalidProgram);
+    return false;
+  }
 }
 
-void log_outputs(KernelRuntimeContext& ctx, Span<EValue*> stack, std::initializer_list<size_t> outs) {
+void log_outputs(KernelRuntimeContext& ctx, Stack stack, std::initializer_list<size_t> outs) {
   for (size_t i : outs) event_tracer_log_evalue(ctx.internal_event_tracer(), *stack[i]);
 }
 
@@ -101,7 +116,7 @@ void log_outputs(KernelRuntimeContext& ctx, Span<EValue*> stack, std::initialize
 // argument positions. The outputs are logged before the scope closes, as in
 // the generated wrapper, so a logged tensor's copy is part of the op's time.
 #define ETKIT_WRAPPER(fn, N, NAME, CALL, ...)                               \
-  void fn(KernelRuntimeContext& ctx, Span<EValue*> s) {                     \
+  void fn(KernelRuntimeContext& ctx, Stack s) {                             \
     if (!arity(ctx, s, N)) return;                                          \
     EventTracerProfileOpScope scope(ctx.internal_event_tracer(), NAME);     \
     CALL;                                                                   \
