@@ -416,9 +416,10 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
 // puts them on 32-byte boundaries, so where a plane lies in memory picks
 // the path: each plane here runs at every float offset from a 64-byte
 // boundary (both paths, at every padding), rows of one vector or less
-// (only the last vector, masked), of five to eight (pairs of whole-row
-// blocks, an odd row count leaving a lone row) and of more, against a
-// double-precision reference of the taps inside the input.
+// (only the last vector, masked), of five to eight (one chain of whole
+// rows down the plane, ending after an even or an odd row count, from one
+// output row to eight) and of more, against a double-precision reference
+// of the taps inside the input.
 TEST_CASE("depthwise planes, 3x3 at stride 2, at every offset from a 64-byte boundary", "[kernels][linalg][conv]") {
   using etkit::rt::kernels::linalg::DepthwiseWindow;
   std::vector<float> buffer(150 * 150 + 64), scratch;
@@ -428,7 +429,7 @@ TEST_CASE("depthwise planes, 3x3 at stride 2, at every offset from a 64-byte bou
   const auto wt = random_floats(9, 22);
   const float bias = 0.375f;
   for (int w : {1, 2, 5, 15, 16, 17, 33, 66, 67, 80, 112, 113, 114, 128, 129, 150}) {
-    for (int h : {3, 7, 8}) {
+    for (int h : {3, 7, 8, 13, 14}) {
       for (int pad = 0; pad <= 3; ++pad) {
         if (w + 2 * pad < 3) continue;
         const DepthwiseWindow g{h, w, (h + 2 * pad - 3) / 2 + 1, (w + 2 * pad - 3) / 2 + 1, 3, 3, 2, 2, pad, pad, 1, 1};
