@@ -118,9 +118,9 @@ ETKIT_AVX2_FMA_END
 // The 3x3 stride-2 plane loop again with AVX-512VL, for its 32 vector
 // registers: still 8-lane (ymm) vectors and the AVX2 copy's operations in
 // the same order, so the same bits, but s2k3_chain's fourteen accumulators
-// and nine weights fit without spills (on 112x112, 32 channels, 8-13%
-// faster than the AVX2 copy's build of the same chain). Only
-// plane_direct<2, 3> is called from this copy.
+// and nine weights fit without spills (112x112, 32 channels: 12-16%
+// faster than the AVX2 copy's build of the same chain in a driver, 8% in
+// bench_runtime). Only plane_direct<2, 3> is called from this copy.
 #if defined(__clang__)
 #define ETKIT_AVX512VL_BEGIN \
   _Pragma("clang attribute push(__attribute__((target(\"avx2,fma,avx512f,avx512vl\"))), apply_to = function)")
