@@ -369,9 +369,9 @@ TEST_CASE("convolution.out with few output channels gives the same bits on every
 // padding, the kernel's reach or both falling in the first and the last
 // vector (masked loads), taps in pairs at stride 2 (odd and even kernel
 // widths), odd and even input extents, blocks of three and two output rows
-// and a lone last row; 3x3 at stride 2 (its own loop) with output-row
-// pairs that share an input row and pairs that share none, and rows of
-// one block or several.
+// and a lone last row; 3x3 at stride 2 (its own loops) with output rows
+// that share input rows (chains down the plane) and pairs that share
+// none, and rows of one block or several.
 TEST_CASE("convolution.out depthwise planes across widths, strides, padding and kernels", "[kernels][linalg][conv]") {
   const int widths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 31, 33, 55, 56, 57, 65, 112, 113};
   // Whether a kernel of k taps (dilation d) fits the padded extent.
@@ -401,9 +401,10 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
       if (fits(w, 3, pad, 1)) run_case({1, 2, 11, w, 2, 3, 3, 3, 2, 1, pad, 2, 1, 2, pad % 2 == 0, false, false, false});
     }
   }
-  // 3x3 at stride 2 with rows of eight vectors and more (up to eight: one
-  // block per output row; more: pairs of rows in blocks of four vectors),
-  // the last vector full or partial, output-row pairs sharing a row or not.
+  // 3x3 at stride 2 with rows of eight vectors and more (up to eight:
+  // whole rows, a chain down the plane at row stride 2; more: pairs of
+  // rows in blocks of four vectors), the last vector full or partial,
+  // output rows sharing a row or not.
   for (int w : {129, 131, 150}) {
     for (int pad = 0; pad <= 2; ++pad) {
       run_case({1, 2, 7, w, 2, 3, 3, 2, 2, pad, pad, 1, 1, 2, pad != 1, false, false, false});
@@ -415,10 +416,11 @@ TEST_CASE("convolution.out depthwise planes across widths, strides, padding and 
 // The 3x3 stride-2 plane loop starts its loads one column on when that
 // puts them on 32-byte boundaries, so where a plane lies in memory picks
 // the path: each plane here runs at every float offset from a 64-byte
-// boundary (both paths, at every padding), rows of one vector or less
-// (only the last vector, masked), of five to eight (pairs of whole-row
-// blocks, an odd row count leaving a lone row) and of more, against a
-// double-precision reference of the taps inside the input.
+// boundary (both paths, at every padding), rows of up to eight vectors
+// (one chain of whole rows down the plane, of one to eight output rows,
+// ending after an even or an odd count; a row of one vector or less is
+// only the last vector, masked) and of more, against a double-precision
+// reference of the taps inside the input.
 TEST_CASE("depthwise planes, 3x3 at stride 2, at every offset from a 64-byte boundary", "[kernels][linalg][conv]") {
   using etkit::rt::kernels::linalg::DepthwiseWindow;
   std::vector<float> buffer(150 * 150 + 64), scratch;
@@ -428,7 +430,7 @@ TEST_CASE("depthwise planes, 3x3 at stride 2, at every offset from a 64-byte bou
   const auto wt = random_floats(9, 22);
   const float bias = 0.375f;
   for (int w : {1, 2, 5, 15, 16, 17, 33, 66, 67, 80, 112, 113, 114, 128, 129, 150}) {
-    for (int h : {3, 7, 8}) {
+    for (int h : {3, 7, 8, 13, 14}) {
       for (int pad = 0; pad <= 3; ++pad) {
         if (w + 2 * pad < 3) continue;
         const DepthwiseWindow g{h, w, (h + 2 * pad - 3) / 2 + 1, (w + 2 * pad - 3) / 2 + 1, 3, 3, 2, 2, pad, pad, 1, 1};

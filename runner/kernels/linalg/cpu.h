@@ -3,6 +3,8 @@
 // (GEMM, depthwise convolution, strided copies) pick them at run time with
 // this. ETKIT_NO_AVX2=1 in the environment forces the baseline versions, so
 // the tests can run those on any machine (read once, at the first call).
+// Likewise AVX-512VL (the 3x3 stride-2 depthwise loop's copy that uses 32
+// vector registers), off with ETKIT_NO_AVX512=1 or ETKIT_NO_AVX2=1.
 //
 // Asked of CPUID here, at the first call, rather than through
 // __builtin_cpu_supports: that links libgcc's CPU probe, a static
@@ -34,6 +36,21 @@ inline bool cpuid_avx2_fma() {
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
   return (b >> 5) & 1u;
 }
+
+// AVX-512F and VL in the CPU (CPUID leaf 7) and the opmask and upper
+// sixteen vector registers' state enabled by the OS (XCR0 bits 5-7 with
+// the SSE and AVX bits): what __builtin_cpu_supports("avx512f") and
+// ("avx512vl") check.
+inline bool cpuid_avx512vl() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  if (!((c >> 27) & 1u)) return false;  // OSXSAVE: XGETBV available
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0xE6u) != 0xE6u) return false;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return ((b >> 16) & 1u) && ((b >> 31) & 1u);
+}
 #endif
 
 inline bool cpu_has_avx2_fma() {
@@ -42,6 +59,20 @@ inline bool cpu_has_avx2_fma() {
     const char* off = std::getenv("ETKIT_NO_AVX2");
     if (off && *off && std::strcmp(off, "0") != 0) return false;
     return cpuid_avx2_fma();
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+inline bool cpu_has_avx512vl() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = [] {
+    if (!cpu_has_avx2_fma()) return false;
+    const char* off = std::getenv("ETKIT_NO_AVX512");
+    if (off && *off && std::strcmp(off, "0") != 0) return false;
+    return cpuid_avx512vl();
   }();
   return has;
 #else
