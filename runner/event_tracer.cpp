@@ -14,10 +14,6 @@
 #include "runner/packed_events.h"
 #include "runner/varint.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define ETKIT_HAVE_TSC 1
-#endif
-
 namespace etkit::rt {
 namespace {
 
@@ -97,7 +93,9 @@ class BackgroundWrites {
 
 }  // namespace
 
+#ifndef ETKIT_TRACER_TSC
 uint64_t EventTracer::monotonic_ticks() { return monotonic_ns(); }
+#endif
 
 EventTracer::EventTracer(DebugLevel level, size_t records_in_memory)
     : level_(level), records_capacity_(records_in_memory < 1 ? 1 : records_in_memory), start_ticks_(ticks()),
@@ -334,7 +332,7 @@ EventTracer::TimeBase EventTracer::time_base() {
   // Ticks -> nanoseconds: the ratio of both clocks over the tracer's life,
   // at least a millisecond of it for a precise ratio.
   if (fixed_time_base_) return *fixed_time_base_;
-#ifdef ETKIT_HAVE_TSC
+#ifdef ETKIT_TRACER_TSC
   uint64_t end_ns = monotonic_ns();
   if (end_ns - start_ns_ < 1'000'000) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(1'000'000 - (end_ns - start_ns_)));

@@ -65,10 +65,12 @@ struct KernelRegistry::LazyGroup {
 
   KernelRegistry& built() {
     std::call_once(once, [this] {
-      // The portable tables are ours: their duplicates are caught by a unit
-      // test registering them eagerly.
-      auto status = kernels.add_all(build());
-      (void)status;
+      std::vector<KernelInfo> table = build();
+      if (kernels.add_all(table)) return;
+      // A table with a duplicate or an unnamed kernel keeps what it can, the
+      // first of a name as between groups, rather than nothing (the portable
+      // tables have neither: a unit test registers them eagerly).
+      for (KernelInfo& kernel : table) (void)kernels.add(std::move(kernel));
     });
     return kernels;
   }
@@ -109,20 +111,20 @@ Status KernelRegistry::add_lazy_groups_now() {
   return add_all(std::move(visible));
 }
 
-size_t KernelRegistry::size() const { return names().size(); }
+size_t KernelRegistry::size() const { return lazy_.empty() ? kernels_.size() : names().size(); }
 
+// Both refuse a duplicate before the lazy groups are moved in, so that a
+// refused call changes nothing (what find() returned stays valid).
 Status KernelRegistry::add(KernelInfo kernel) {
   ETKIT_TRY(check_callable(kernel));
+  if (find(kernel.name)) return duplicate(kernel.name);
   ETKIT_TRY(add_lazy_groups_now());
-  auto at = std::lower_bound(kernels_.begin(), kernels_.end(), kernel, by_name);
-  if (at != kernels_.end() && at->name == kernel.name) return duplicate(kernel.name);
-  kernels_.insert(at, std::move(kernel));
+  kernels_.insert(std::lower_bound(kernels_.begin(), kernels_.end(), kernel, by_name), std::move(kernel));
   return {};
 }
 
 Status KernelRegistry::add_all(std::vector<KernelInfo> unsorted) {
   for (const auto& kernel : unsorted) ETKIT_TRY(check_callable(kernel));
-  ETKIT_TRY(add_lazy_groups_now());
   // Sorted as (name, position) pairs, then each kernel moved once: cheaper
   // than swapping whole KernelInfos through the sort.
   std::vector<std::pair<std::string_view, uint32_t>> order(unsorted.size());
@@ -130,6 +132,12 @@ Status KernelRegistry::add_all(std::vector<KernelInfo> unsorted) {
   std::sort(order.begin(), order.end());
   for (size_t i = 1; i < order.size(); ++i) {
     if (order[i].first == order[i - 1].first) return duplicate(std::string(order[i].first));
+  }
+  if (!lazy_.empty()) {
+    for (const auto& [name, i] : order) {
+      if (find(name)) return duplicate(std::string(name));
+    }
+    ETKIT_TRY(add_lazy_groups_now());
   }
   std::vector<KernelInfo> kernels;
   kernels.reserve(unsorted.size());

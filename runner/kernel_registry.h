@@ -76,7 +76,8 @@ using KernelGroup = std::vector<KernelInfo> (*)();
 // program needs few of them. find() searches the kernels added, then each
 // group in the order given, building (and sorting) a group the first time it
 // is reached, at most once even from several threads; a name two groups
-// share is found in the first. size(), names() and any add() build them all.
+// share is found in the first. size(), names() and an add() that succeeds
+// build them all; a refused add() or add_all() changes nothing.
 class KernelRegistry {
  public:
   KernelRegistry();

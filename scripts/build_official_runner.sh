@@ -62,14 +62,15 @@ done
 for f in extension/flat_tensor/serialize/flat_tensor.fbs runtime/core/portable_type/c10/c10/macros/Macros.h; do
   [ -f "$et_dir/$f" ] || fail "$et_dir is an ExecuTorch older than 0.6, which is not supported (no $f)"
 done
-for tool in cmake flatc c++; do
+cxx=${CXX:-c++}  # the compiler CMake will pick
+for tool in cmake flatc "$cxx"; do
   command -v "$tool" >/dev/null || fail "$tool is missing (scripts/setup.sh installs it)"
 done
 # Debian's headers stand in for the submodules third-party/flatbuffers and
 # third-party/gflags; asked of the compiler, so that a missing package is
 # named here rather than in the configure log.
 for header in flatbuffers/flatbuffers.h:libflatbuffers-dev gflags/gflags.h:libgflags-dev; do
-  echo "#include <${header%%:*}>" | c++ -fsyntax-only -x c++ - 2>/dev/null ||
+  echo "#include <${header%%:*}>" | "$cxx" -fsyntax-only -x c++ - 2>/dev/null ||
     fail "<${header%%:*}> is missing: install ${header#*:} (scripts/setup.sh installs it)"
 done
 if [ -n "$flatcc_dir" ]; then
@@ -95,7 +96,7 @@ if ! cmake -S "$repo/bench/official/runner" -B "$build_dir" -DCMAKE_BUILD_TYPE=R
   log=$build_dir/build.log
   [ -s "$log" ] || log=$build_dir/configure.log
   echo "$0: building executor_runner from $et_dir failed; the last lines of $log:" >&2
-  tail -n 20 "$log" >&2
+  tail -n 20 "$log" >&2 || true
   exit 2
 fi
 cp "$build_dir/executor_runner" "$out_dir/executor_runner"
@@ -105,7 +106,7 @@ cp "$build_dir/executor_runner" "$out_dir/executor_runner"
 version=$(head -n 1 "$et_dir/version.txt" 2>/dev/null || echo "no version.txt")
 commit="not a git work tree"
 if [ "$(git -C "$et_dir" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$et_dir" && pwd -P)" ]; then
-  commit="git $(git -C "$et_dir" rev-parse --short HEAD)"
+  commit="git $(git -C "$et_dir" rev-parse -q --short --verify HEAD || echo "work tree with no commit")"
   if tag=$(git -C "$et_dir" describe --tags --exact-match --match "v[0-9]*" 2>/dev/null); then commit+=" $tag"; fi
   if [ -n "$(git -C "$et_dir" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
     commit+=" with local changes"

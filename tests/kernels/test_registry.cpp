@@ -220,10 +220,22 @@ TEST_CASE("adding to a registry with lazy groups keeps what find() returned and 
   CHECK(r.find("a::x.out")->num_args == 9);
   CHECK(built() == std::vector<int>{0, 0, 0});
 
+  // A refused add changes nothing: the groups stay lazy (only those the
+  // lookup of the name reached are built) and what find() returned stays.
+  const KernelInfo* x = r.find("a::x.out");
+  const KernelInfo* shared = r.find("shared::s.out");
   auto clash = r.add(named("b::y.out", 4));
   REQUIRE_FALSE(clash.ok());
   CHECK(clash.error().message == "kernel 'b::y.out' is already registered");
+  CHECK(built() == std::vector<int>{1, 1, 0});
+  std::vector<KernelInfo> refused;
+  refused.push_back(named("n::other.out", 6));
+  refused.push_back(named("shared::s.out", 6));
+  CHECK_FALSE(r.add_all(std::move(refused)).ok());
   CHECK(built() == std::vector<int>{1, 1, 1});
+  CHECK(r.find("a::x.out") == x);
+  CHECK(r.find("shared::s.out") == shared);
+  CHECK(r.find("n::other.out") == nullptr);
   REQUIRE(r.add(named("n::new.out", 5)).ok());
   std::vector<KernelInfo> more;
   more.push_back(named("n::more.out", 6));
@@ -252,4 +264,28 @@ TEST_CASE("lookups from several threads build a lazy group once", "[kernels][reg
   REQUIRE(found[0] != nullptr);
   for (const KernelInfo* f : found) CHECK(f == found[0]);
   CHECK(built() == std::vector<int>{1, 1, 1});
+}
+
+namespace {
+
+std::vector<KernelInfo> group_with_duplicate() {
+  std::vector<KernelInfo> t;
+  t.push_back(named("d::one.out", 1));
+  t.push_back(named("d::two.out", 2));
+  t.push_back(named("d::two.out", 3));
+  t.push_back(KernelInfo{});  // no name, no function
+  return t;
+}
+constexpr KernelGroup kDuplicateGroup[] = {group_with_duplicate};
+
+}  // namespace
+
+TEST_CASE("a lazy group with a duplicate or unnamed kernel keeps the first of each name", "[kernels][registry]") {
+  KernelRegistry r;
+  r.add_lazy(kDuplicateGroup);
+  REQUIRE(r.find("d::one.out") != nullptr);
+  CHECK(r.find("d::one.out")->num_args == 1);
+  REQUIRE(r.find("d::two.out") != nullptr);
+  CHECK(r.find("d::two.out")->num_args == 2);
+  CHECK(r.names() == std::vector<std::string>{"d::one.out", "d::two.out"});
 }
