@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "runner/kernels/kernel_util.h"
+#include "runner/kernels/linalg/cpu.h"
 #include "runner/kernels/stream_store.h"
 
 namespace etkit::rt::kernels {
@@ -46,13 +47,36 @@ DenseLayout dense_binary_layout(const Tensor& a, const Tensor& b, const Tensor& 
 
 // dense_map's loop for outputs of kStreamBytes or more, written with
 // streaming stores (stream_store.h); out of line so that the small calls'
-// loop compiles as before.
+// loop compiles as before. Once the stores no longer read each line, the
+// loop through the block buffer runs at about 11 G instructions/s on 4M
+// floats and is bound by instructions, not memory, on a core shared with
+// another thread: the AVX2 copy (the operator and the block loop inlined
+// into it, 32-byte vectors) took a same-shape add from 1.15 to 0.92 ms.
+// Without FMA the AVX2 code computes the same values.
 template <typename T, typename U, typename Op>
-[[gnu::noinline]] void dense_map_streamed(const T* in, U* out, int64_t n, Op op) {
+[[gnu::noinline]] void dense_map_streamed_base(const T* in, U* out, int64_t n, Op op) {
   stream_blocks(out, n, [&](U* buf, int64_t begin, int64_t len) {
     const T* x = in + begin;
     for (int64_t i = 0; i < len; ++i) buf[i] = op(x[i]);
   });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename T, typename U, typename Op>
+[[gnu::noinline, gnu::target("avx2"), gnu::flatten]] void dense_map_streamed_avx2(const T* in, U* out, int64_t n, Op op) {
+  stream_blocks(out, n, [&](U* buf, int64_t begin, int64_t len) {
+    const T* x = in + begin;
+    for (int64_t i = 0; i < len; ++i) buf[i] = op(x[i]);
+  });
+}
+#endif
+
+template <typename T, typename U, typename Op>
+void dense_map_streamed(const T* in, U* out, int64_t n, Op op) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (linalg::cpu_has_avx2_fma()) return dense_map_streamed_avx2(in, out, n, op);
+#endif
+  dense_map_streamed_base(in, out, n, op);
 }
 
 // out[i] = op(in[i]) over n consecutive elements. No __restrict: out may be
@@ -140,10 +164,27 @@ void dense_zip_range(const DenseLayout& layout, const T* a, const T* b, T* dst, 
 }
 
 // dense_zip for outputs of kStreamBytes or more, with streaming stores, out
-// of line like dense_zip_planes.
+// of line like dense_zip_planes, in AVX2 where the CPU has it (as
+// dense_map_streamed).
 template <typename T, typename Op>
-[[gnu::noinline]] void dense_zip_streamed(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
+[[gnu::noinline]] void dense_zip_streamed_base(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
   stream_blocks(out, n, [&](T* buf, int64_t begin, int64_t len) { dense_zip_range(layout, a, b, buf, begin, len, op); });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename T, typename Op>
+[[gnu::noinline, gnu::target("avx2"), gnu::flatten]] void dense_zip_streamed_avx2(const DenseLayout& layout, const T* a,
+                                                                                  const T* b, T* out, int64_t n, Op op) {
+  stream_blocks(out, n, [&](T* buf, int64_t begin, int64_t len) { dense_zip_range(layout, a, b, buf, begin, len, op); });
+}
+#endif
+
+template <typename T, typename Op>
+void dense_zip_streamed(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (linalg::cpu_has_avx2_fma()) return dense_zip_streamed_avx2(layout, a, b, out, n, op);
+#endif
+  dense_zip_streamed_base(layout, a, b, out, n, op);
 }
 
 // Whether dense_zip's out may be streamed: large, and each operand that
