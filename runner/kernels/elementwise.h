@@ -54,7 +54,7 @@ DenseLayout dense_binary_layout(const Tensor& a, const Tensor& b, const Tensor& 
 // into it, 32-byte vectors) took a same-shape add from 1.15 to 0.92 ms.
 // Without FMA the AVX2 code computes the same values.
 template <typename T, typename U, typename Op>
-[[gnu::noinline]] void dense_map_streamed_base(const T* in, U* out, int64_t n, Op op) {
+[[gnu::noinline, gnu::flatten]] void dense_map_streamed_base(const T* in, U* out, int64_t n, Op op) {
   stream_blocks(out, n, [&](U* buf, int64_t begin, int64_t len) {
     const T* x = in + begin;
     for (int64_t i = 0; i < len; ++i) buf[i] = op(x[i]);
@@ -84,7 +84,9 @@ void dense_map_streamed(const T* in, U* out, int64_t n, Op op) {
 // vector loop, so overlapping buffers see the scalar loop's order.
 template <typename T, typename U, typename Op>
 inline void dense_map(const T* in, U* out, int64_t n, Op op) {
-  if (n * int64_t(sizeof(U)) >= kStreamBytes && stream_fits(in, out, n)) return dense_map_streamed(in, out, n, op);
+  if (n * int64_t(sizeof(U)) >= kStreamBytes && stream_fits(in, out, n)) [[unlikely]] {
+    return dense_map_streamed(in, out, n, op);
+  }
   for (int64_t i = 0; i < n; ++i) out[i] = op(in[i]);
 }
 
@@ -167,7 +169,7 @@ void dense_zip_range(const DenseLayout& layout, const T* a, const T* b, T* dst, 
 // of line like dense_zip_planes, in AVX2 where the CPU has it (as
 // dense_map_streamed).
 template <typename T, typename Op>
-[[gnu::noinline]] void dense_zip_streamed_base(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
+[[gnu::noinline, gnu::flatten]] void dense_zip_streamed_base(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
   stream_blocks(out, n, [&](T* buf, int64_t begin, int64_t len) { dense_zip_range(layout, a, b, buf, begin, len, op); });
 }
 
@@ -187,12 +189,11 @@ void dense_zip_streamed(const DenseLayout& layout, const T* a, const T* b, T* ou
   dense_zip_streamed_base(layout, a, b, out, n, op);
 }
 
-// Whether dense_zip's out may be streamed: large, and each operand that
+// Whether dense_zip's large out may be streamed: each operand that
 // runs along out either is out or lies apart from it (the others never
 // overlap out: dense_binary_layout).
 template <typename T>
 bool zip_streams(const DenseLayout& layout, const T* a, const T* b, const T* out, int64_t n) {
-  if (n * int64_t(sizeof(T)) < kStreamBytes) return false;
   const bool a_runs = layout.kind == DenseBinary::kSame || layout.kind == DenseBinary::kScalarB ||
                       layout.kind == DenseBinary::kRowB || layout.kind == DenseBinary::kChannelB;
   const bool b_runs = layout.kind == DenseBinary::kSame || layout.kind == DenseBinary::kScalarA ||
@@ -202,7 +203,9 @@ bool zip_streams(const DenseLayout& layout, const T* a, const T* b, const T* out
 
 template <typename T, typename Op>
 void dense_zip(const DenseLayout& layout, const T* a, const T* b, T* out, int64_t n, Op op) {
-  if (zip_streams(layout, a, b, out, n)) return dense_zip_streamed(layout, a, b, out, n, op);
+  if (n * int64_t(sizeof(T)) >= kStreamBytes && zip_streams(layout, a, b, out, n)) [[unlikely]] {
+    return dense_zip_streamed(layout, a, b, out, n, op);
+  }
   switch (layout.kind) {
     case DenseBinary::kSame:
       for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
