@@ -185,7 +185,7 @@ TEST_CASE("permute_copy: negative dims and the errors of a bad dims list", "[ker
 }
 
 // Destinations of 8 MiB and more take streaming stores, eight destination
-// rows at a time (transpose.cpp, kStreamBytes); the rows and columns those
+// rows at a time (transpose.cpp; kStreamBytes, stream_store.h); the rows and columns those
 // blocks leave go through the cached tiles. Shapes: NCHW <-> NHWC of 16
 // channels (the benchmark's), row and column counts that leave 1-7 rows
 // and 1-7 columns (AVX2 blocks are 8 wide, SSE ones 4), destination rows

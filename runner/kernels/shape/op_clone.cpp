@@ -5,6 +5,7 @@
 // with a mask). The ones named "to" and copy/copy_ also convert dtypes. An NCHW input copied into a
 // channels-last out (dim order 0,2,3,1) is transposed in memory.
 #include "runner/kernels/shape/shape_ops.h"
+#include "runner/kernels/stream_store.h"
 
 namespace etkit::rt::kernels {
 namespace {
@@ -14,7 +15,7 @@ Status copy_same_shape(KernelContext& ctx, const Tensor& self, Tensor& out, bool
   ETKIT_TRY(resize_out(ctx, out, self.sizes()));
   // One dtype, one layout: the bytes as they are, without building views.
   if (self.dtype() == out.dtype() && same_layout(self, out)) {
-    if (out.data() != self.data() && out.nbytes() > 0) std::memmove(out.data(), self.data(), out.nbytes());
+    if (out.data() != self.data() && out.nbytes() > 0) move_bytes(out.data(), self.data(), out.nbytes());
     return {};
   }
   // A conversion between contiguous tensors (yolox's float -> int64

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "runner/kernels/shape/shape_ops.h"
+#include "runner/kernels/stream_store.h"
 
 namespace etkit::rt::kernels {
 namespace {
@@ -16,7 +17,7 @@ Status reshape_into(KernelContext& ctx, const Tensor& self, std::span<const int6
   // Both contiguous (nearly always): the bytes in order, without building
   // views, which cost more than the copy on the fixtures' small tensors.
   if (self.is_contiguous() && out.is_contiguous() && out.numel() == self.numel()) {
-    if (out.data() != self.data() && out.nbytes() > 0) std::memmove(out.data(), self.data(), out.nbytes());
+    if (out.data() != self.data() && out.nbytes() > 0) move_bytes(out.data(), self.data(), out.nbytes());
     return {};
   }
   return copy_view(ctx, View::of(out), View::of(self));

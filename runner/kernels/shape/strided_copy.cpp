@@ -1,6 +1,7 @@
 #include "runner/kernels/shape/strided_copy.h"
 
 #include "runner/kernels/shape/transpose.h"
+#include "runner/kernels/stream_store.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -377,7 +378,7 @@ Status copy_view(KernelContext& ctx, const View& dst_in, const View& src_in) {
   // than the copy on the fixtures' small tensors (yolox's 26-element
   // unsqueeze_copy took 5x ExecuTorch's memcpy).
   if (dst_in.dtype == src_in.dtype && dense(dst_in) && dense(src_in)) {
-    std::memmove(dst_in.at(dst_in.offset), src_in.at(src_in.offset), size_t(n) * dst_in.element_size);
+    move_bytes(dst_in.at(dst_in.offset), src_in.at(src_in.offset), size_t(n) * dst_in.element_size);
     return {};
   }
   // Different shapes: bring one side to the other's shape when it is dense.

@@ -6,6 +6,7 @@
 
 #include "runner/kernels/linalg/cpu.h"
 #include "runner/kernels/linalg/vec_f32.h"
+#include "runner/kernels/stream_store.h"
 
 namespace etkit::rt::kernels {
 namespace {
@@ -20,17 +21,14 @@ namespace {
 constexpr int64_t kTileBytesI = 512;
 constexpr int64_t kTileBytes = 8192;
 
-// 4-byte transposes whose destination holds at least this much are written
-// with streaming (non-temporal) stores, eight destination rows at a time
-// across all columns: each of those rows is then written in full cache
-// lines, straight to memory without first reading them, which took the
-// 4M-float NCHW <-> NHWC copies from about half of memcpy's rate to about
-// its rate, in both instruction sets. Eight rows keep each row's partial
-// line in a write-combining buffer until it is full (sixteen rows were 2.5x
-// slower than cached stores). Below this size the output is likely read
-// again from the caches (a quarter of this machine's 32 MiB L3), where
-// streaming it out would cost the next kernel.
-constexpr int64_t kStreamBytes = int64_t(8) << 20;
+// 4-byte transposes whose destination holds kStreamBytes or more
+// (stream_store.h) are written with streaming stores, eight destination
+// rows at a time across all columns: each of those rows is then written in
+// full cache lines, straight to memory without first reading them, which
+// took the 4M-float NCHW <-> NHWC copies from about half of memcpy's rate to
+// about its rate, in both instruction sets. Eight rows keep each row's
+// partial line in a write-combining buffer until it is full (sixteen rows
+// were 2.5x slower than cached stores).
 
 namespace lanes {
 // 4x4 of 4-byte and 2x2 of 8-byte elements with the compiler's vector
@@ -225,7 +223,7 @@ bool streamed4(uint8_t* dst, int64_t dst_row, const uint8_t* src, int64_t src_co
   }
   // Streaming stores are weakly ordered: fenced before anything else reads
   // or writes the output.
-  _mm_sfence();
+  stream_fence();
   if (jb < cols) tiles4(dst + jb * 4, dst_row, src + jb * src_col * 4, src_col, ib, cols - jb);
   if (ib < rows) tiles4(dst + ib * dst_row * 4, dst_row, src + ib * 4, src_col, rows - ib, cols);
   return true;
