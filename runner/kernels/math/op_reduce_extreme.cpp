@@ -2,7 +2,8 @@
 // argmax.out / argmin.out over one dim or all (int64 positions),
 // max.dim_max / min.dim_min over one dim (both values and positions), and
 // max.unary_out / min.unary_out over all elements. NaN counts as the
-// extreme, and the first of equal extremes wins, as in PyTorch.
+// extreme, and the first of equal extremes wins, as in ExecuTorch's
+// portable kernels; amax / amin report the last NaN's bits, as they do.
 // Values compare in self's computation type, so int64 stays exact.
 #include <cmath>
 
@@ -18,7 +19,8 @@ bool is_nan(T v) {
   else return false;
 }
 
-// Whether v replaces the current extreme `best`.
+// Whether v replaces the current extreme `best` (the first NaN stays:
+// op_argmax.cpp, op_max.cpp).
 template <typename T>
 bool better(T v, T best, bool max) {
   if (is_nan(best)) return false;
@@ -54,7 +56,9 @@ KernelFn extreme_values(bool max) {
         CT best = read(base);  // the group's first element (all indices 0)
         for_each_folded(p, base, [&](int64_t i) {
           const CT v = read(i);
-          if (better(v, best, max)) best = v;
+          // op_amax.cpp / op_amin.cpp: isnan(v) || v > acc, so a later NaN
+          // replaces an earlier one (only the NaN's bits differ).
+          if (is_nan(v) || (max ? v > best : v < best)) best = v;
         });
         write(o, best);
       });
