@@ -354,3 +354,29 @@ TEST_CASE("clamp and hardtanh with a NaN bound as ExecuTorch's portable kernels"
   REQUIRE(h.call("aten::clamp.Tensor_out", {xn, ln, h.none(), on, on}).ok());
   CHECK(bits(h.data<float>(on)[0]) == bits(x_nan));
 }
+
+TEST_CASE("leaky_relu keeps zeros of both signs as ExecuTorch", "[math][activation]") {
+  // op_leaky_relu.cpp: val_in >= 0 ? val_in : val_in * slope, so +0.0 and
+  // -0.0 (-0.0 >= 0 holds) come out unscaled whatever the slope: with slope
+  // -0.5 their signs stay, and with slope inf they stay 0 (0 * inf would
+  // be NaN). NaN stays NaN; -2 * -0.5 = 1.
+  KernelHarness h;
+  const auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  auto x = h.tensor<float>(ScalarType::kFloat, {4}, {0.0f, -0.0f, NAN, -2.0f});
+  auto out = h.out(ScalarType::kFloat, {4});
+  REQUIRE(h.call("aten::leaky_relu.out", {x, h.real(-0.5), out, out}).ok());
+  auto r = h.data<float>(out);
+  CHECK(bits(r[0]) == 0x00000000u);
+  CHECK(bits(r[1]) == 0x80000000u);
+  CHECK(std::isnan(r[2]));
+  CHECK(r[3] == 1.0f);
+  REQUIRE(h.call("aten::leaky_relu.out", {x, h.real(INFINITY), out, out}).ok());
+  r = h.data<float>(out);
+  CHECK(bits(r[0]) == 0x00000000u);
+  CHECK(bits(r[1]) == 0x80000000u);
+  CHECK(r[3] == -INFINITY);
+}

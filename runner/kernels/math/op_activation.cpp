@@ -267,7 +267,7 @@ Status leaky_relu_out(KernelContext& ctx, std::span<EValue* const> args) {
   const double s = slope->scalar_as_double();
   return floating_map(ctx, *self, *out, [s](auto x) {
     using T = decltype(x);
-    return x > T(0) ? x : x * static_cast<T>(s);
+    return x >= T(0) ? x : x * static_cast<T>(s);  // zeros unscaled, as op_leaky_relu.cpp
   });
 }
 
