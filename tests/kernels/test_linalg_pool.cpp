@@ -108,6 +108,39 @@ TEST_CASE("max_pool2d_with_indices: padding is -inf, ceil_mode, NaN", "[kernels]
   CHECK(h.data<int64_t>(in) == std::vector<int64_t>{2});
 }
 
+TEST_CASE("max_pool2d_with_indices: a window without taps in the input gives 0 at index 0", "[kernels][linalg][pool]") {
+  // Kernel 2, dilation 2, padding 1 over a size-1 dim: one output (1 + 2 -
+  // 2 - 1 = 0, / stride + 1), whose taps -1 and 1 both miss [0, 1). The
+  // official loop never sets its accumulator: value 0, index 0 (ATen would
+  // give -inf). 1x1 input {5} with that window in both dims:
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1}, {5});
+  auto out = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  auto idx = h.out(ScalarType::kLong, {1, 1, 1, 1});
+  REQUIRE(max_pool(h, x, {2, 2}, {1, 1}, {1, 1}, {2, 2}, false, out, idx).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{0});
+  CHECK(h.data<int64_t>(idx) == std::vector<int64_t>{0});
+  // The window in H only, over a 1x24 row of -1 .. -24 (kernel 2x1): each
+  // of the 24 outputs has no tap, so 0 at index 0 (rows wide enough for
+  // the vector kernels), contiguous and as int32.
+  std::vector<float> row;
+  for (int j = 1; j <= 24; ++j) row.push_back(float(-j));
+  auto xr = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 24}, row);
+  auto orow = h.out(ScalarType::kFloat, {1, 1, 1, 24});
+  auto irow = h.out(ScalarType::kLong, {1, 1, 1, 24});
+  REQUIRE(max_pool(h, xr, {2, 1}, {1, 1}, {1, 0}, {2, 1}, false, orow, irow).ok());
+  CHECK(h.data<float>(orow) == std::vector<float>(24, 0.0f));
+  CHECK(h.data<int64_t>(irow) == std::vector<int64_t>(24, 0));
+  std::vector<int32_t> row_i;
+  for (int j = 1; j <= 24; ++j) row_i.push_back(-j);
+  auto xi = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 1, 24}, row_i);
+  auto oi = h.out(ScalarType::kInt, {1, 1, 1, 24});
+  auto ii = h.out(ScalarType::kLong, {1, 1, 1, 24});
+  REQUIRE(max_pool(h, xi, {2, 1}, {1, 1}, {1, 0}, {2, 1}, false, oi, ii).ok());
+  CHECK(h.data<int32_t>(oi) == std::vector<int32_t>(24, 0));
+  CHECK(h.data<int64_t>(ii) == std::vector<int64_t>(24, 0));
+}
+
 TEST_CASE("max_pool2d_with_indices: NaN as ExecuTorch's portable kernel treats it", "[kernels][linalg][pool]") {
   // The official loop starts at a window's first in-bounds tap and takes a
   // later tap only when in_val > accum: a NaN first tap stays (nothing is
@@ -376,8 +409,8 @@ namespace {
 // skipped, the first in-bounds tap initialises the maximum and its index,
 // a later tap replaces them only when in_val > accum (ordered: a NaN first
 // tap stays, later NaNs are never taken, ties keep the first). A window
-// with no tap inside the input gives -inf (lowest) and its first position,
-// which none of these tests meet.
+// with no tap inside the input leaves the accumulator as initialised: 0 at
+// index 0.
 struct Pool2d {
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   bool ceil;
@@ -399,9 +432,8 @@ void reference_pool2d(const std::vector<T>& x, int64_t planes, int64_t h, int64_
     for (int64_t oy = 0; oy < oh; ++oy) {
       for (int64_t ox = 0; ox < ow; ++ox) {
         bool initialized = false;
-        T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                      : std::numeric_limits<T>::lowest();
-        int64_t where = -1;
+        T best = 0;
+        int64_t where = 0;
         for (int64_t ky = 0; ky < g.kh; ++ky) {
           for (int64_t kx = 0; kx < g.kw; ++kx) {
             const int64_t y = oy * g.sh - g.ph + ky * g.dh, xx = ox * g.sw - g.pw + kx * g.dw;
@@ -521,9 +553,6 @@ TEST_CASE("max_pool2d_with_indices: float rows of every width match the definiti
         std::vector<float> want;
         std::vector<int64_t> want_idx;
         reference_pool2d(*values, planes, H, W, g, want, want_idx);
-        // A window of padding only (W = 1 with dilated taps on both sides)
-        // has no position in the input to report; the earlier test pins it.
-        if (std::find(want_idx.begin(), want_idx.end(), -1) != want_idx.end()) continue;
         KernelHarness h;
         auto x = h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, *values);
         auto out = h.out(ScalarType::kFloat, {1, int(planes), oh, ow});

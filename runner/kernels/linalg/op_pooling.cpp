@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 #include "runner/kernels/linalg/linalg_ops.h"
@@ -108,8 +107,7 @@ Shape pooled_shape(const Tensor& in, int64_t oh, int64_t ow) {
 }
 
 // The taps k in [begin, end) of a window starting at `origin` (step `dilation`)
-// that land inside [0, size); `first` is origin + begin * dilation, also
-// when the range is empty (PyTorch's index for a window of padding only).
+// that land inside [0, size); `first` is origin + begin * dilation.
 struct Taps {
   int64_t begin, end, first;
 };
@@ -129,8 +127,9 @@ Taps taps_inside(int64_t origin, int64_t kernel, int64_t dilation, int64_t size)
 // when that is greater, an ordered compare. So a NaN first tap stays, a
 // later NaN is never taken, and ties keep the first. Considering the first
 // tap again changes nothing (v > v is false, NaN included), which lets the
-// loops start at it. A window without taps inside the input keeps -inf
-// (lowest for integers) and its first position.
+// loops start at it. A window without taps inside the input (dilated taps
+// straddling a narrow input) gives what the official loop leaves in its
+// unset accumulator: 0 at index 0 (ATen: -inf).
 template <typename T>
 struct Best {
   T value;
@@ -152,8 +151,6 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
   const T* src = input.data_as<T>();
   T* dst = output.data_as<T>();
   int64_t* index_out = indices.data_as<int64_t>();
-  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                        : std::numeric_limits<T>::lowest();
   const int64_t sx = UnitX ? 1 : in.sx;
   for (int64_t n = 0; n < out.n; ++n) {
     for (int64_t c = 0; c < out.c; ++c) {
@@ -165,7 +162,7 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
         const auto single = [&](int64_t ox) {
           const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
           const bool any = rows.begin < rows.end && xs.begin < xs.end;
-          Best<T> best{any ? plane[rows.first * in.sy + xs.first * sx] : lowest, rows.first * in.w + xs.first};
+          Best<T> best{any ? plane[rows.first * in.sy + xs.first * sx] : T(0), any ? rows.first * in.w + xs.first : 0};
           for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
             const int64_t y = rows.first + (ky - rows.begin) * w.dh;
             const T* row = plane + y * in.sy;
@@ -191,8 +188,9 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
           const int64_t xa = ox * w.sw - w.pw;
           Best<T> group[kGroup];
           for (int g = 0; g < kGroup; ++g) {
-            const T first_tap = rows.begin < rows.end ? plane[rows.first * in.sy + (xa + g * w.sw) * sx] : lowest;
-            group[g] = {first_tap, rows.first * in.w + xa + g * w.sw};
+            group[g] = rows.begin < rows.end
+                           ? Best<T>{plane[rows.first * in.sy + (xa + g * w.sw) * sx], rows.first * in.w + xa + g * w.sw}
+                           : Best<T>{T(0), 0};
           }
           for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
             const int64_t y = rows.first + (ky - rows.begin) * w.dh;
@@ -256,10 +254,11 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
   const int32_t vector_step = int32_t(8 * w.sw);
   __m256 best[Vectors];
   __m256i best_idx[Vectors];
+  const bool any = rows.begin < rows.end;
   for (int v = 0; v < Vectors; ++v) {
-    best[v] = rows.begin < rows.end ? load_strided<Stride>(plane + rows.first * in_sy + xa + v * vector_step, lanes)
-                                    : _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-    best_idx[v] = _mm256_add_epi32(_mm256_set1_epi32(int32_t(rows.first * in_w + xa) + v * vector_step), lanes);
+    best[v] = any ? load_strided<Stride>(plane + rows.first * in_sy + xa + v * vector_step, lanes) : _mm256_setzero_ps();
+    best_idx[v] = any ? _mm256_add_epi32(_mm256_set1_epi32(int32_t(rows.first * in_w + xa) + v * vector_step), lanes)
+                      : _mm256_setzero_si256();
   }
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
@@ -289,9 +288,8 @@ inline void edge(const float* plane, int64_t in_w, int64_t in_sy, const Window& 
                  float* value, int64_t* index) {
   const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in_w);
   const bool any = rows.begin < rows.end && xs.begin < xs.end;
-  __m128 best = any ? _mm_load_ss(plane + rows.first * in_sy + xs.first)
-                    : _mm_set_ss(-std::numeric_limits<float>::infinity());
-  __m128i best_idx = _mm_cvtsi32_si128(int32_t(rows.first * in_w + xs.first));
+  __m128 best = any ? _mm_load_ss(plane + rows.first * in_sy + xs.first) : _mm_setzero_ps();
+  __m128i best_idx = _mm_cvtsi32_si128(any ? int32_t(rows.first * in_w + xs.first) : 0);
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
     const float* row = plane + y * in_sy;
@@ -395,11 +393,11 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
   const auto load = [&](int v, const float* p) {
     return BackLast && v == Vectors - 1 ? load_stride2_back(p) : load_strided<Stride>(p, w.sw);
   };
+  const bool any = rows.begin < rows.end;
   for (int v = 0; v < Vectors; ++v) {
     xa[v] = ox[v] * w.sw - w.pw;
-    best[v] = rows.begin < rows.end ? load(v, plane + rows.first * in_sy + xa[v])
-                                    : F4{} - std::numeric_limits<float>::infinity();
-    best_idx[v] = lanes + int32_t(rows.first * in_w + xa[v]);
+    best[v] = any ? load(v, plane + rows.first * in_sy + xa[v]) : F4{};
+    best_idx[v] = any ? lanes + int32_t(rows.first * in_w + xa[v]) : I4{};
   }
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
@@ -423,8 +421,8 @@ inline void edge(const float* plane, int64_t in_w, int64_t in_sy, const Window& 
   const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in_w);
   const bool any = rows.begin < rows.end && xs.begin < xs.end;
   // Lane 0 only (F4{} + v would turn -0.0 into +0.0).
-  F4 best = F4{any ? plane[rows.first * in_sy + xs.first] : -std::numeric_limits<float>::infinity()};
-  I4 best_idx = I4{} + int32_t(rows.first * in_w + xs.first);
+  F4 best = F4{any ? plane[rows.first * in_sy + xs.first] : 0.0f};
+  I4 best_idx = I4{any ? int32_t(rows.first * in_w + xs.first) : 0};
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
     const float* row = plane + y * in_sy;
@@ -489,8 +487,8 @@ inline void window_across(const PlaneGroup& g, int64_t in_w, int64_t in_sy, int6
                           const Taps& rows, const Taps& xs, int64_t out_at, int64_t idx_at) {
   const auto taps = [&](int64_t at) { return F4{g.in[0][at], g.in[1][at], g.in[2][at], g.in[3][at]}; };
   const bool any = rows.begin < rows.end && xs.begin < xs.end;
-  F4 best = any ? taps(rows.first * in_sy + xs.first * in_sx) : F4{} - std::numeric_limits<float>::infinity();
-  I4 best_idx = I4{} + int32_t(rows.first * in_w + xs.first);
+  F4 best = any ? taps(rows.first * in_sy + xs.first * in_sx) : F4{};
+  I4 best_idx = I4{} + (any ? int32_t(rows.first * in_w + xs.first) : 0);
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
     for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
@@ -534,9 +532,8 @@ void max_pool_f32_planes4(const Tensor& input, const Window& w, Tensor& output, 
 }
 
 // Whether the vector kernels take these tensors: float, unit column strides
-// everywhere, and flat plane indices that fit in int32 (also the index of
-// a window of padding only, which may name a position one row past the
-// plane).
+// everywhere, and flat plane indices that fit in int32 (with a row to
+// spare).
 bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tensor& indices) {
   if (input.dtype() != ScalarType::kFloat) return false;
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
