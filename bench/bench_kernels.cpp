@@ -183,6 +183,67 @@ void BM_MaxPool2dNhwcRandom(benchmark::State& state) {
 }
 BENCHMARK(BM_MaxPool2dNhwcRandom)->Unit(benchmark::kMicrosecond);
 
+// Kernels whose NaN and signed-zero rules follow ExecuTorch's portable
+// ones: clamp (-1, 1) through its float fast path, hardtanh (0, 6),
+// leaky_relu (0.01) on [1, 64, 56, 56], and amax over the last dim of
+// [3136, 64]; uniform in [-4, 4).
+enum class Select { kClamp, kHardtanh, kLeakyRelu, kAmax };
+void run_select(benchmark::State& state, Select op) {
+  const bool amax = op == Select::kAmax;
+  const std::vector<int32_t> shape = amax ? std::vector<int32_t>{3136, 64} : std::vector<int32_t>{1, 64, 56, 56};
+  const std::vector<int32_t> out_shape = amax ? std::vector<int32_t>{3136} : shape;
+  pte::ProgramBuilder b;
+  auto& m = b.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::kFloat, shape);
+  const int32_t out = m.add_planned_tensor(ScalarType::kFloat, out_shape);
+  switch (op) {
+    case Select::kClamp: m.kernel_call("aten::clamp", "out", {x, m.add_double(-1), m.add_double(1), out, out}); break;
+    case Select::kHardtanh:
+      m.kernel_call("aten::hardtanh", "out", {x, m.add_double(0), m.add_double(6), out, out});
+      break;
+    case Select::kLeakyRelu: m.kernel_call("aten::leaky_relu", "out", {x, m.add_double(0.01), out, out}); break;
+    case Select::kAmax:
+      m.kernel_call("aten::amax", "out", {x, m.add_int_list({-1}), m.add_bool(false), out, out});
+      break;
+  }
+  m.set_inputs({x});
+  m.set_outputs({out});
+  auto bytes = pte::write_program(b.build());
+  if (!bytes) {
+    state.SkipWithError(bytes.error().describe().c_str());
+    return;
+  }
+  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  auto method = load_method(program.value(), "forward", options);
+  if (!method) {
+    state.SkipWithError(method.error().describe().c_str());
+    return;
+  }
+  std::vector<float> in(size_t(64 * 56 * 56));
+  uint32_t seed = 11;
+  for (float& v : in) {
+    seed = seed * 1664525u + 1013904223u;
+    v = float(seed >> 8) / float(1 << 24) * 8.0f - 4.0f;
+  }
+  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, shape,
+                                         ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
+  for (auto _ : state) {
+    Status s = execute(*method.value());
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+  state.SetBytesProcessed(int64_t(double(in.size()) * (amax ? 4 : 8) * double(state.iterations())));
+}
+void BM_ClampFloat(benchmark::State& state) { run_select(state, Select::kClamp); }
+BENCHMARK(BM_ClampFloat)->Unit(benchmark::kMicrosecond);
+void BM_Hardtanh(benchmark::State& state) { run_select(state, Select::kHardtanh); }
+BENCHMARK(BM_Hardtanh)->Unit(benchmark::kMicrosecond);
+void BM_LeakyRelu(benchmark::State& state) { run_select(state, Select::kLeakyRelu); }
+BENCHMARK(BM_LeakyRelu)->Unit(benchmark::kMicrosecond);
+void BM_AmaxLastDim(benchmark::State& state) { run_select(state, Select::kAmax); }
+BENCHMARK(BM_AmaxLastDim)->Unit(benchmark::kMicrosecond);
+
 // _softmax.out on [2, 4096] along the last dim: 32 KiB in, 32 KiB out.
 void BM_SoftmaxFixture(benchmark::State& state) { run_fixture(state, "pte/softmax.pte", 2.0 * 2 * 4096 * 4); }
 BENCHMARK(BM_SoftmaxFixture)->Unit(benchmark::kMicrosecond);

@@ -122,6 +122,16 @@ Spec floats(std::vector<int32_t> sizes, uint32_t seed) {
   return s;
 }
 
+// Every `every`-th float (from the fourth) a NaN with its own payload: the
+// outputs then show the NaN rule, down to which NaN's bits come out.
+Spec with_nans(Spec s, size_t every) {
+  for (size_t i = 3; i < s.bytes.size() / 4; i += every) {
+    const uint32_t b = 0x7fc00000u | uint32_t(i & 0x3fffff);
+    std::memcpy(s.bytes.data() + 4 * i, &b, 4);
+  }
+  return s;
+}
+
 Spec longs(std::vector<int32_t> sizes, const std::vector<int64_t>& v) {
   Spec s{ScalarType::kLong, std::move(sizes), {}};
   s.bytes.assign(reinterpret_cast<const uint8_t*>(v.data()), reinterpret_cast<const uint8_t*>(v.data() + v.size()));
@@ -346,8 +356,9 @@ std::vector<Case> fixture_cases() {
   conv("lenet_tutorial #3", {1, 6, 14, 14}, {16, 6, 5, 5}, {1, 16, 10, 10}, 1, 0);
   conv("din_model #0", {1, 3, 256, 256}, {16, 3, 3, 3}, {1, 16, 256, 256}, 1, 1);
 
-  auto pool = [&](std::string where, S x, S y, int64_t k, int64_t stride, int64_t pad) {
-    Case c{"aten::max_pool2d_with_indices.out", std::move(where), "", {floats(x, 9)},
+  auto pool = [&](std::string where, S x, S y, int64_t k, int64_t stride, int64_t pad, size_t nan_every = 0) {
+    Case c{"aten::max_pool2d_with_indices.out", std::move(where), "",
+           {nan_every ? with_nans(floats(x, 9), nan_every) : floats(x, 9)},
            {out_spec(ScalarType::kFloat, y), out_spec(ScalarType::kLong, y)},
            {in(0), ints({k, k}), ints({stride, stride}), ints({pad, pad}), ints({1, 1}), boolean(false), out(0),
             out(1)},
@@ -360,6 +371,10 @@ std::vector<Case> fixture_cases() {
   pool("lenet_tutorial #2", {1, 6, 28, 28}, {1, 6, 14, 14}, 2, 2, 0);
   pool("lenet_tutorial #5", {1, 16, 10, 10}, {1, 16, 5, 5}, 2, 2, 0);
   pool("maxpool2d #0", {1, 64, 112, 112}, {1, 64, 56, 56}, 3, 2, 1);
+  // NaNs every 5th element: in 2x2 and 3x3 windows they fall on first and
+  // later taps alike.
+  pool("lenet_tutorial #5 (NaN every 5th)", {1, 16, 10, 10}, {1, 16, 5, 5}, 2, 2, 0, 5);
+  pool("maxpool2d #0 (NaN every 5th)", {1, 64, 112, 112}, {1, 64, 56, 56}, 3, 2, 1, 5);
 
   auto permute = [&](std::string where, S x) {
     Case c{"aten::permute_copy.out", std::move(where), "", {floats(x, 10)},

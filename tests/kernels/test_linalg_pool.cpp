@@ -97,14 +97,119 @@ TEST_CASE("max_pool2d_with_indices: padding is -inf, ceil_mode, NaN", "[kernels]
   REQUIRE(max_pool(h, x5, {1, 2}, {1, 2}, {0, 1}, {1, 1}, true, o5, i5).ok());
   CHECK(h.data<float>(o5) == std::vector<float>{1, 3, 5});
   CHECK(h.data<int64_t>(i5) == std::vector<int64_t>{0, 2, 4});
-  // NaN wins (and propagates), as in PyTorch.
+  // ExecuTorch's rule, not ATen's: a later NaN is never taken (NaN > x is
+  // false), so the window {1, NaN, 3, 2} gives 3 at position 2.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto xn = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {1, nan, 3, 2});
   auto on = h.out(ScalarType::kFloat, {1, 1, 1, 1});
   auto in = h.out(ScalarType::kLong, {1, 1, 1, 1});
   REQUIRE(max_pool(h, xn, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, on, in).ok());
-  CHECK(std::isnan(h.data<float>(on)[0]));
-  CHECK(h.data<int64_t>(in) == std::vector<int64_t>{1});
+  CHECK(h.data<float>(on) == std::vector<float>{3});
+  CHECK(h.data<int64_t>(in) == std::vector<int64_t>{2});
+}
+
+TEST_CASE("max_pool2d_with_indices: a window without taps in the input gives 0 at index 0", "[kernels][linalg][pool]") {
+  // Kernel 2, dilation 2, padding 1 over a size-1 dim: one output (1 + 2 -
+  // 2 - 1 = 0, / stride + 1), whose taps -1 and 1 both miss [0, 1). The
+  // official loop never sets its accumulator: value 0, index 0 (ATen would
+  // give -inf). 1x1 input {5} with that window in both dims:
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 1}, {5});
+  auto out = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  auto idx = h.out(ScalarType::kLong, {1, 1, 1, 1});
+  REQUIRE(max_pool(h, x, {2, 2}, {1, 1}, {1, 1}, {2, 2}, false, out, idx).ok());
+  CHECK(h.data<float>(out) == std::vector<float>{0});
+  CHECK(h.data<int64_t>(idx) == std::vector<int64_t>{0});
+  // The window in H only, over a 1x24 row of -1 .. -24 (kernel 2x1): each
+  // of the 24 outputs has no tap, so 0 at index 0 (rows wide enough for
+  // the vector kernels), contiguous and as int32.
+  std::vector<float> row;
+  for (int j = 1; j <= 24; ++j) row.push_back(float(-j));
+  auto xr = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 24}, row);
+  auto orow = h.out(ScalarType::kFloat, {1, 1, 1, 24});
+  auto irow = h.out(ScalarType::kLong, {1, 1, 1, 24});
+  REQUIRE(max_pool(h, xr, {2, 1}, {1, 1}, {1, 0}, {2, 1}, false, orow, irow).ok());
+  CHECK(h.data<float>(orow) == std::vector<float>(24, 0.0f));
+  CHECK(h.data<int64_t>(irow) == std::vector<int64_t>(24, 0));
+  std::vector<int32_t> row_i;
+  for (int j = 1; j <= 24; ++j) row_i.push_back(-j);
+  auto xi = h.tensor<int32_t>(ScalarType::kInt, {1, 1, 1, 24}, row_i);
+  auto oi = h.out(ScalarType::kInt, {1, 1, 1, 24});
+  auto ii = h.out(ScalarType::kLong, {1, 1, 1, 24});
+  REQUIRE(max_pool(h, xi, {2, 1}, {1, 1}, {1, 0}, {2, 1}, false, oi, ii).ok());
+  CHECK(h.data<int32_t>(oi) == std::vector<int32_t>(24, 0));
+  CHECK(h.data<int64_t>(ii) == std::vector<int64_t>(24, 0));
+}
+
+TEST_CASE("max_pool2d_with_indices: NaN as ExecuTorch's portable kernel treats it", "[kernels][linalg][pool]") {
+  // The official loop starts at a window's first in-bounds tap and takes a
+  // later tap only when in_val > accum: a NaN first tap stays (nothing is
+  // greater than NaN), a later NaN is never taken, an all-NaN window keeps
+  // its first NaN. Values and indices by hand.
+  KernelHarness h;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // 2x4 image, 2x2 windows, stride 2: windows {NaN, 5, 1, 9} and
+  // {2, NaN, NaN, NaN}.
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 4}, {nan, 5, 2, nan, 1, 9, nan, nan});
+  auto out = h.out(ScalarType::kFloat, {1, 1, 1, 2});
+  auto idx = h.out(ScalarType::kLong, {1, 1, 1, 2});
+  REQUIRE(max_pool(h, x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out, idx).ok());
+  // NaN first: NaN at position 0, although 9 is larger.
+  CHECK(std::isnan(h.data<float>(out)[0]));
+  CHECK(h.data<int64_t>(idx)[0] == 0);
+  // NaNs later: ignored, 2 at position 2.
+  CHECK(h.data<float>(out)[1] == 2);
+  CHECK(h.data<int64_t>(idx)[1] == 2);
+  // All-NaN 2x2 window: its first NaN, position 0.
+  auto xa = h.tensor<float>(ScalarType::kFloat, {1, 1, 2, 2}, {nan, nan, nan, nan});
+  auto oa = h.out(ScalarType::kFloat, {1, 1, 1, 1});
+  auto ia = h.out(ScalarType::kLong, {1, 1, 1, 1});
+  REQUIRE(max_pool(h, xa, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, oa, ia).ok());
+  CHECK(std::isnan(h.data<float>(oa)[0]));
+  CHECK(h.data<int64_t>(ia) == std::vector<int64_t>{0});
+  // Padding-clipped windows: 1x3 row {NaN, 4, NaN}, kernel 1x3, stride 1,
+  // padding 1: windows (pad, NaN, 4) -> first in-bounds tap NaN at 0;
+  // (NaN, 4, NaN) -> NaN at 0; (4, NaN, pad) -> 4 at 1, the NaN ignored.
+  auto xp = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 3}, {nan, 4, nan});
+  auto op = h.out(ScalarType::kFloat, {1, 1, 1, 3});
+  auto ip = h.out(ScalarType::kLong, {1, 1, 1, 3});
+  REQUIRE(max_pool(h, xp, {1, 3}, {1, 1}, {0, 1}, {1, 1}, false, op, ip).ok());
+  const auto vp = h.data<float>(op);
+  CHECK(std::isnan(vp[0]));
+  CHECK(std::isnan(vp[1]));
+  CHECK(vp[2] == 4);
+  CHECK(h.data<int64_t>(ip) == std::vector<int64_t>{0, 0, 1});
+  // The same row, -inf where the NaN was in the middle window's first tap,
+  // shows -inf is an ordinary value: (pad, -inf, 4) -> 4 at 1.
+  auto xi = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 3}, {-std::numeric_limits<float>::infinity(), 4, nan});
+  auto oi = h.out(ScalarType::kFloat, {1, 1, 1, 3});
+  auto ii = h.out(ScalarType::kLong, {1, 1, 1, 3});
+  REQUIRE(max_pool(h, xi, {1, 3}, {1, 1}, {0, 1}, {1, 1}, false, oi, ii).ok());
+  CHECK(h.data<float>(oi) == std::vector<float>{4, 4, 4});
+  CHECK(h.data<int64_t>(ii) == std::vector<int64_t>{1, 1, 1});
+  // Wide rows take the vector kernels: 1x40 row, kernel 1x2 stride 2, a
+  // NaN at every even column, each window's first tap: all 20 outputs are
+  // NaN at 2j.
+  std::vector<float> row(40);
+  for (int j = 0; j < 40; ++j) row[size_t(j)] = j % 2 == 0 ? nan : float(j);
+  auto xw = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 40}, row);
+  auto ow = h.out(ScalarType::kFloat, {1, 1, 1, 20});
+  auto iw = h.out(ScalarType::kLong, {1, 1, 1, 20});
+  REQUIRE(max_pool(h, xw, {1, 2}, {1, 2}, {0, 0}, {1, 1}, false, ow, iw).ok());
+  for (int j = 0; j < 20; ++j) {
+    CHECK(std::isnan(h.data<float>(ow)[size_t(j)]));
+    CHECK(h.data<int64_t>(iw)[size_t(j)] == 2 * j);
+  }
+  // And NaN at every odd column (second taps): all ignored, x[2j] = 2j.
+  for (int j = 0; j < 40; ++j) row[size_t(j)] = j % 2 == 1 ? nan : float(j);
+  auto xo = h.tensor<float>(ScalarType::kFloat, {1, 1, 1, 40}, row);
+  auto oo = h.out(ScalarType::kFloat, {1, 1, 1, 20});
+  auto io = h.out(ScalarType::kLong, {1, 1, 1, 20});
+  REQUIRE(max_pool(h, xo, {1, 2}, {1, 2}, {0, 0}, {1, 1}, false, oo, io).ok());
+  for (int j = 0; j < 20; ++j) {
+    CHECK(h.data<float>(oo)[size_t(j)] == float(2 * j));
+    CHECK(h.data<int64_t>(io)[size_t(j)] == 2 * j);
+  }
 }
 
 TEST_CASE("max_pool2d_with_indices: channels-last, double, empty batch", "[kernels][linalg][pool]") {
@@ -298,10 +403,14 @@ TEST_CASE("_adaptive_avg_pool2d: overlapping bins, global pooling, errors", "[ke
 
 namespace {
 
-// Pooling with separate row and column parameters, straight from the
-// definition: taps in row-major order, a tap replaces the running maximum
-// when it is greater or NaN (so the first of tied maxima and the last NaN
-// win), the first in-bounds position when nothing beats -inf.
+// Pooling with separate row and column parameters, a transcription of
+// ExecuTorch's portable loop (kernel_reduction_then_map_2d with
+// max_pool2d_with_indices' reduce_fn): taps in row-major order, padding
+// skipped, the first in-bounds tap initialises the maximum and its index,
+// a later tap replaces them only when in_val > accum (ordered: a NaN first
+// tap stays, later NaNs are never taken, ties keep the first). A window
+// with no tap inside the input leaves the accumulator as initialised: 0 at
+// index 0.
 struct Pool2d {
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   bool ceil;
@@ -322,18 +431,19 @@ void reference_pool2d(const std::vector<T>& x, int64_t planes, int64_t h, int64_
   for (int64_t pl = 0; pl < planes; ++pl) {
     for (int64_t oy = 0; oy < oh; ++oy) {
       for (int64_t ox = 0; ox < ow; ++ox) {
-        T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                      : std::numeric_limits<T>::lowest();
-        int64_t where = -1;
+        bool initialized = false;
+        T best = 0;
+        int64_t where = 0;
         for (int64_t ky = 0; ky < g.kh; ++ky) {
           for (int64_t kx = 0; kx < g.kw; ++kx) {
             const int64_t y = oy * g.sh - g.ph + ky * g.dh, xx = ox * g.sw - g.pw + kx * g.dw;
             if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
-            if (where < 0) where = y * w + xx;
             const T v = x[size_t(pl * h * w + y * w + xx)];
-            bool take = v > best;
-            if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
-            if (take) {
+            if (!initialized) {
+              best = v;
+              where = y * w + xx;
+              initialized = true;
+            } else if (v > best) {
               best = v;
               where = y * w + xx;
             }
@@ -443,9 +553,6 @@ TEST_CASE("max_pool2d_with_indices: float rows of every width match the definiti
         std::vector<float> want;
         std::vector<int64_t> want_idx;
         reference_pool2d(*values, planes, H, W, g, want, want_idx);
-        // A window of padding only (W = 1 with dilated taps on both sides)
-        // has no position in the input to report; the earlier test pins it.
-        if (std::find(want_idx.begin(), want_idx.end(), -1) != want_idx.end()) continue;
         KernelHarness h;
         auto x = h.tensor<float>(ScalarType::kFloat, {1, int(planes), int(H), int(W)}, *values);
         auto out = h.out(ScalarType::kFloat, {1, int(planes), oh, ow});
@@ -517,9 +624,10 @@ TEST_CASE("max_pool2d_with_indices: a NaN at every position of tiny planes", "[k
   // Widths 1 to 9 (rows narrower than one vector, one vector and a tail,
   // blocks in pairs), 6 planes (a group of four and one of two), contiguous
   // and channels-last; one NaN, then two NaNs of different
-  // payloads, moved over every position of plane 1: each window holding
-  // one reports it, a window holding both reports the later one in
-  // row-major order with its payload. Planes 0 and 2-5 keep plain values.
+  // payloads, moved over every position of plane 1: a window reports a NaN
+  // (with its payload and index) only when it is the window's first
+  // in-bounds tap, and ignores it elsewhere. Planes 0 and 2-5 keep plain
+  // values.
   const std::vector<Pool2d> windows = {
       {2, 2, 2, 2, 0, 0, 1, 1, false}, {3, 3, 2, 2, 1, 1, 1, 1, false}, {3, 3, 1, 1, 0, 0, 1, 1, false},
       {2, 3, 1, 3, 0, 1, 1, 1, true},  {3, 2, 2, 1, 1, 1, 2, 1, false},

@@ -2,6 +2,8 @@
 // leaky_relu, gelu, silu, hardsigmoid, hardswish, glu. Expected values come
 // from the defining formulas evaluated in the test.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "tests/support/kernel_harness.h"
 
@@ -225,7 +227,8 @@ TEST_CASE("clamp of float tensors: bound tags, one bound, and what the general p
   KernelHarness h;
   // Contiguous FLOAT self and out of the same sizes (clamp_float_fast):
   // Double, Int and Bool bounds, one bound missing, min > max, NaN passing,
-  // a NaN bound comparing false.
+  // a NaN bound (ExecuTorch's max_override: it becomes every non-NaN
+  // result; the general path computes it).
   auto x = h.tensor<float>(ScalarType::kFloat, {2, 3}, {-3, 0.25f, NAN, 2, 9, -1});
   auto out = h.out(ScalarType::kFloat, {2, 3});
   REQUIRE(h.call("aten::clamp.out", {x, h.real(-0.5), h.integer(2), out, out}).ok());
@@ -253,8 +256,8 @@ TEST_CASE("clamp of float tensors: bound tags, one bound, and what the general p
   CHECK(r[4] == 1);
   REQUIRE(h.call("aten::clamp.out", {x, h.real(NAN), h.real(0), out, out}).ok());
   r = h.data<float>(out);
-  CHECK(r[0] == -3);
-  CHECK(r[1] == 0);
+  CHECK(std::isnan(r[0]));
+  CHECK(std::isnan(r[1]));
   // A 0-dim tensor (stress_mlp's case).
   auto s = h.tensor<float>(ScalarType::kFloat, {}, {70});
   auto os = h.out(ScalarType::kFloat, {});
@@ -289,4 +292,91 @@ TEST_CASE("clamp of float tensors: bound tags, one bound, and what the general p
         "aten::clamp.out: min must be a scalar, not IntList");
   CHECK(failure(h, "aten::clamp.out", {x, h.none(), h.real(1e39), out, out}) ==
         "aten::clamp.out: max 1e+39 is out of range for FLOAT");
+}
+
+TEST_CASE("clamp and hardtanh with a NaN bound as ExecuTorch's portable kernels", "[math][activation]") {
+  // ExecuTorch computes min_override(max_override(x, lo), hi), where
+  // max_override(a, b) returns a when a is NaN, else b when b is NaN, else
+  // std::max (math_util.h): a NaN x stays NaN (its own bits), and a NaN
+  // bound turns every other x into NaN. By hand for each element below.
+  KernelHarness h;
+  const float x_nan = [] {
+    const uint32_t b = 0x7fc00005u;  // a payload the bounds' NaN does not have
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  }();
+  const auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  auto x = h.tensor<float>(ScalarType::kFloat, {4}, {-3.0f, 0.5f, x_nan, 9.0f});
+  for (int which = 0; which < 2; ++which) {  // NaN min, then NaN max
+    INFO("NaN " << (which == 0 ? "min" : "max"));
+    auto out = h.out(ScalarType::kFloat, {4});
+    const size_t lo = which == 0 ? h.real(NAN) : h.real(0.0), hi = which == 0 ? h.real(1.0) : h.real(NAN);
+    REQUIRE(h.call("aten::clamp.out", {x, lo, hi, out, out}).ok());
+    auto r = h.data<float>(out);
+    CHECK(std::isnan(r[0]));
+    CHECK(std::isnan(r[1]));
+    CHECK(bits(r[2]) == bits(x_nan));
+    CHECK(std::isnan(r[3]));
+    auto ht = h.out(ScalarType::kFloat, {4});
+    REQUIRE(h.call("aten::hardtanh.out", {x, lo, hi, ht, ht}).ok());
+    auto t = h.data<float>(ht);
+    CHECK(std::isnan(t[0]));
+    CHECK(std::isnan(t[1]));
+    CHECK(bits(t[2]) == bits(x_nan));
+    CHECK(std::isnan(t[3]));
+  }
+  // One bound only, double (the general path): min NaN -> NaN everywhere.
+  auto xd = h.tensor<double>(ScalarType::kDouble, {2}, {-1.0, 2.0});
+  auto od = h.out(ScalarType::kDouble, {2});
+  REQUIRE(h.call("aten::clamp.out", {xd, h.real(NAN), h.none(), od, od}).ok());
+  CHECK(std::isnan(h.data<double>(od)[0]));
+  CHECK(std::isnan(h.data<double>(od)[1]));
+  // Tensor bounds, element by element: x [1, 5, -3], lo [NaN, 0, 0], hi
+  // [2, NaN, 2] -> [NaN (lo), NaN (hi), 0].
+  auto xt = h.tensor<float>(ScalarType::kFloat, {3}, {1.0f, 5.0f, -3.0f});
+  auto lt = h.tensor<float>(ScalarType::kFloat, {3}, {NAN, 0.0f, 0.0f});
+  auto htb = h.tensor<float>(ScalarType::kFloat, {3}, {2.0f, NAN, 2.0f});
+  auto ot = h.out(ScalarType::kFloat, {3});
+  REQUIRE(h.call("aten::clamp.Tensor_out", {xt, lt, htb, ot, ot}).ok());
+  auto rt = h.data<float>(ot);
+  CHECK(std::isnan(rt[0]));
+  CHECK(std::isnan(rt[1]));
+  CHECK(rt[2] == 0.0f);
+  // A NaN x with a NaN bound keeps x's bits.
+  auto xn = h.tensor<float>(ScalarType::kFloat, {1}, {x_nan});
+  auto ln = h.tensor<float>(ScalarType::kFloat, {1}, {NAN});
+  auto on = h.out(ScalarType::kFloat, {1});
+  REQUIRE(h.call("aten::clamp.Tensor_out", {xn, ln, h.none(), on, on}).ok());
+  CHECK(bits(h.data<float>(on)[0]) == bits(x_nan));
+}
+
+TEST_CASE("leaky_relu keeps zeros of both signs as ExecuTorch", "[math][activation]") {
+  // op_leaky_relu.cpp: val_in >= 0 ? val_in : val_in * slope, so +0.0 and
+  // -0.0 (-0.0 >= 0 holds) come out unscaled whatever the slope: with slope
+  // -0.5 their signs stay, and with slope inf they stay 0 (0 * inf would
+  // be NaN). NaN stays NaN; -2 * -0.5 = 1.
+  KernelHarness h;
+  const auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  auto x = h.tensor<float>(ScalarType::kFloat, {4}, {0.0f, -0.0f, NAN, -2.0f});
+  auto out = h.out(ScalarType::kFloat, {4});
+  REQUIRE(h.call("aten::leaky_relu.out", {x, h.real(-0.5), out, out}).ok());
+  auto r = h.data<float>(out);
+  CHECK(bits(r[0]) == 0x00000000u);
+  CHECK(bits(r[1]) == 0x80000000u);
+  CHECK(std::isnan(r[2]));
+  CHECK(r[3] == 1.0f);
+  REQUIRE(h.call("aten::leaky_relu.out", {x, h.real(INFINITY), out, out}).ok());
+  r = h.data<float>(out);
+  CHECK(bits(r[0]) == 0x00000000u);
+  CHECK(bits(r[1]) == 0x80000000u);
+  CHECK(r[3] == -INFINITY);
 }

@@ -253,8 +253,25 @@ TEST_CASE("max.unary_out / min.unary_out over all elements", "[math][gaps][reduc
   auto lo = h.out(ScalarType::kLong, {});
   REQUIRE(h.call("aten::max.unary_out", {x, lo, lo}).ok());
   CHECK(h.data<int64_t>(lo)[0] == 12);
+  // An empty self: ExecuTorch's op_max.cpp / op_min.cpp write the value
+  // they start from, lower_bound / upper_bound of out's dtype: -inf / +inf
+  // for FLOAT, INT64_MIN / INT64_MAX for LONG, false / true for BOOL.
   auto e = h.tensor<float>(ScalarType::kFloat, {0}, {});
-  CHECK(failure(h, "aten::max.unary_out", {e, fo, fo}) == "aten::max.unary_out: cannot reduce an empty tensor");
+  REQUIRE(h.call("aten::max.unary_out", {e, fo, fo}).ok());
+  CHECK(h.data<float>(fo)[0] == -std::numeric_limits<float>::infinity());
+  REQUIRE(h.call("aten::min.unary_out", {e, fo, fo}).ok());
+  CHECK(h.data<float>(fo)[0] == std::numeric_limits<float>::infinity());
+  auto el = h.tensor<int64_t>(ScalarType::kLong, {2, 0}, {});
+  REQUIRE(h.call("aten::max.unary_out", {el, lo, lo}).ok());
+  CHECK(h.data<int64_t>(lo)[0] == std::numeric_limits<int64_t>::min());
+  REQUIRE(h.call("aten::min.unary_out", {el, lo, lo}).ok());
+  CHECK(h.data<int64_t>(lo)[0] == std::numeric_limits<int64_t>::max());
+  auto eb = h.tensor<bool>(ScalarType::kBool, {0}, {});
+  auto ob = h.out(ScalarType::kBool, {});
+  REQUIRE(h.call("aten::max.unary_out", {eb, ob, ob}).ok());
+  CHECK(h.data<bool>(ob)[0] == false);
+  REQUIRE(h.call("aten::min.unary_out", {eb, ob, ob}).ok());
+  CHECK(h.data<bool>(ob)[0] == true);
 }
 
 TEST_CASE("prod.int_out and prod.out: dtypes, empty dims, integer wrap", "[math][gaps][reduce]") {

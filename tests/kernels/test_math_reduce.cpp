@@ -1,6 +1,8 @@
 // Reductions: sum, mean, var, amax/amin, argmax/argmin, any/all, cumsum.
 // Tiny literal tensors with sums worked out by hand.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "tests/support/kernel_harness.h"
@@ -169,6 +171,42 @@ TEST_CASE("amax and amin keep self's dtype and NaN wins", "[math][reduce]") {
   CHECK(h.data<int64_t>(ol) == std::vector<int64_t>{big});
   REQUIRE(h.call("aten::amin.out", {l, h.int_list({0}), h.boolean(false), ol, ol}).ok());
   CHECK(h.data<int64_t>(ol) == std::vector<int64_t>{-big});
+}
+
+TEST_CASE("amax and amin report the last NaN, max.dim and argmax the first, as ExecuTorch", "[math][reduce]") {
+  // op_amax.cpp reduces with `isnan(v) || v > acc ? v : acc`: every NaN
+  // replaces the accumulator, so the last NaN's bits come out. op_max.cpp
+  // (max.dim) and op_argmax.cpp keep the first NaN: `!isnan(acc) && ...`.
+  // Row [1, NaN(payload 1), 5, NaN(payload 2)]: amax and amin give payload
+  // 2; max.dim gives payload 1 at index 1; argmax 1.
+  const auto nan_bits = [](uint32_t payload) {
+    const uint32_t b = 0x7fc00000u | payload;
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  };
+  const auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  KernelHarness h;
+  auto x = h.tensor<float>(ScalarType::kFloat, {1, 4}, {1.0f, nan_bits(1), 5.0f, nan_bits(2)});
+  for (const char* op : {"aten::amax.out", "aten::amin.out"}) {
+    INFO(op);
+    auto out = h.out(ScalarType::kFloat, {1});
+    REQUIRE(h.call(op, {x, h.int_list({1}), h.boolean(false), out, out}).ok());
+    CHECK(bits(h.data<float>(out)[0]) == (0x7fc00000u | 2u));
+  }
+  auto values = h.out(ScalarType::kFloat, {1});
+  auto where = h.out(ScalarType::kLong, {1});
+  REQUIRE(h.call("aten::max.dim_max", {x, h.integer(1), h.boolean(false), values, where, h.tensor_list({values, where})})
+              .ok());
+  CHECK(bits(h.data<float>(values)[0]) == (0x7fc00000u | 1u));
+  CHECK(h.data<int64_t>(where) == std::vector<int64_t>{1});
+  auto arg = h.out(ScalarType::kLong, {1});
+  REQUIRE(h.call("aten::argmax.out", {x, h.integer(1), h.boolean(false), arg, arg}).ok());
+  CHECK(h.data<int64_t>(arg) == std::vector<int64_t>{1});
 }
 
 TEST_CASE("amax errors", "[math][reduce]") {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 #include "runner/kernels/linalg/linalg_ops.h"
@@ -108,8 +107,7 @@ Shape pooled_shape(const Tensor& in, int64_t oh, int64_t ow) {
 }
 
 // The taps k in [begin, end) of a window starting at `origin` (step `dilation`)
-// that land inside [0, size); `first` is origin + begin * dilation, also
-// when the range is empty (PyTorch's index for a window of padding only).
+// that land inside [0, size); `first` is origin + begin * dilation.
 struct Taps {
   int64_t begin, end, first;
 };
@@ -123,16 +121,21 @@ Taps taps_inside(int64_t origin, int64_t kernel, int64_t dilation, int64_t size)
   return {begin, std::max(begin, end), origin + begin * dilation};
 }
 
-// The running maximum of one window and its flat position in the plane.
-// It starts at -inf (lowest for integers) and the window's first position
-// inside the input, which PyTorch reports when no element beats -inf.
+// The running maximum of one window and its flat position in the plane,
+// by ExecuTorch's portable rule (kernel_ops_util.h), not ATen's: it starts
+// at the window's first tap inside the input and takes a later tap only
+// when that is greater, an ordered compare. So a NaN first tap stays, a
+// later NaN is never taken, and ties keep the first. Considering the first
+// tap again changes nothing (v > v is false, NaN included), which lets the
+// loops start at it. A window without taps inside the input (dilated taps
+// straddling a narrow input) gives what the official loop leaves in its
+// unset accumulator: 0 at index 0 (ATen: -inf).
 template <typename T>
 struct Best {
   T value;
   int64_t index;
   void consider(T v, int64_t position) {
-    bool take = v > value;
-    if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);  // NaN propagates
+    const bool take = v > value;
     // Selects rather than branches: which tap wins is data-dependent and a
     // mispredicted branch costs more than the select.
     value = take ? v : value;
@@ -148,8 +151,6 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
   const T* src = input.data_as<T>();
   T* dst = output.data_as<T>();
   int64_t* index_out = indices.data_as<int64_t>();
-  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                        : std::numeric_limits<T>::lowest();
   const int64_t sx = UnitX ? 1 : in.sx;
   for (int64_t n = 0; n < out.n; ++n) {
     for (int64_t c = 0; c < out.c; ++c) {
@@ -160,7 +161,8 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
         const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
         const auto single = [&](int64_t ox) {
           const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
-          Best<T> best{lowest, rows.first * in.w + xs.first};
+          const bool any = rows.begin < rows.end && xs.begin < xs.end;
+          Best<T> best{any ? plane[rows.first * in.sy + xs.first * sx] : T(0), any ? rows.first * in.w + xs.first : 0};
           for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
             const int64_t y = rows.first + (ky - rows.begin) * w.dh;
             const T* row = plane + y * in.sy;
@@ -185,7 +187,11 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
         for (; ox + kGroup - 1 < out.w && whole(ox + kGroup - 1); ox += kGroup) {
           const int64_t xa = ox * w.sw - w.pw;
           Best<T> group[kGroup];
-          for (int g = 0; g < kGroup; ++g) group[g] = {lowest, rows.first * in.w + xa + g * w.sw};
+          for (int g = 0; g < kGroup; ++g) {
+            group[g] = rows.begin < rows.end
+                           ? Best<T>{plane[rows.first * in.sy + (xa + g * w.sw) * sx], rows.first * in.w + xa + g * w.sw}
+                           : Best<T>{T(0), 0};
+          }
           for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
             const int64_t y = rows.first + (ky - rows.begin) * w.dh;
             const T* row = plane + y * in.sy;
@@ -208,9 +214,10 @@ void max_pool_planes(const Tensor& input, const Window& w, Tensor& output, Tenso
 #ifdef ETKIT_VEC_X86
 // Float planes with unit column strides, eight outputs of a row per vector.
 // Each lane visits its window's taps in the scalar path's order with the
-// same rule (take a tap that is greater or NaN), so values and indices are
-// identical to it; compares and blends replace the select, which GCC turns
-// into branches that mispredict on random data. Indices are carried as
+// same rule (start at the first tap, take a later one only when greater,
+// ordered), so values and indices are identical to it; compares and blends
+// replace the select, which GCC turns into branches that mispredict on
+// random data. Indices are carried as
 // int32 (the caller checks that a plane has fewer than 2^31 elements) and
 // widened at the store.
 ETKIT_AVX2_FMA_BEGIN
@@ -247,9 +254,11 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
   const int32_t vector_step = int32_t(8 * w.sw);
   __m256 best[Vectors];
   __m256i best_idx[Vectors];
+  const bool any = rows.begin < rows.end;
   for (int v = 0; v < Vectors; ++v) {
-    best[v] = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-    best_idx[v] = _mm256_add_epi32(_mm256_set1_epi32(int32_t(rows.first * in_w + xa) + v * vector_step), lanes);
+    best[v] = any ? load_strided<Stride>(plane + rows.first * in_sy + xa + v * vector_step, lanes) : _mm256_setzero_ps();
+    best_idx[v] = any ? _mm256_add_epi32(_mm256_set1_epi32(int32_t(rows.first * in_w + xa) + v * vector_step), lanes)
+                      : _mm256_setzero_si256();
   }
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
@@ -259,7 +268,7 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
       const __m256i idx0 = _mm256_add_epi32(_mm256_set1_epi32(int32_t(y * in_w + x)), lanes);
       for (int v = 0; v < Vectors; ++v) {
         const __m256 t = load_strided<Stride>(row + x + v * vector_step, lanes);
-        const __m256 take = _mm256_or_ps(_mm256_cmp_ps(t, best[v], _CMP_GT_OQ), _mm256_cmp_ps(t, t, _CMP_UNORD_Q));
+        const __m256 take = _mm256_cmp_ps(t, best[v], _CMP_GT_OQ);  // false when either is NaN
         const __m256i idx = _mm256_add_epi32(idx0, _mm256_set1_epi32(v * vector_step));
         best[v] = _mm256_blendv_ps(best[v], t, take);
         best_idx[v] =
@@ -278,15 +287,16 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
 inline void edge(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t ox,
                  float* value, int64_t* index) {
   const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in_w);
-  __m128 best = _mm_set_ss(-std::numeric_limits<float>::infinity());
-  __m128i best_idx = _mm_cvtsi32_si128(int32_t(rows.first * in_w + xs.first));
+  const bool any = rows.begin < rows.end && xs.begin < xs.end;
+  __m128 best = any ? _mm_load_ss(plane + rows.first * in_sy + xs.first) : _mm_setzero_ps();
+  __m128i best_idx = _mm_cvtsi32_si128(any ? int32_t(rows.first * in_w + xs.first) : 0);
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
     const float* row = plane + y * in_sy;
     for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
       const int64_t x = xs.first + (kx - xs.begin) * w.dw;
       const __m128 v = _mm_load_ss(row + x);
-      const __m128 take = _mm_or_ps(_mm_cmpgt_ss(v, best), _mm_cmpunord_ss(v, v));
+      const __m128 take = _mm_cmpgt_ss(v, best);  // ordered: false when either is NaN
       best = _mm_blendv_ps(best, v, take);
       const __m128 idx = _mm_castsi128_ps(_mm_cvtsi32_si128(int32_t(y * in_w + x)));
       best_idx = _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(best_idx), idx, take));
@@ -315,9 +325,10 @@ ETKIT_AVX2_FMA_END
 // plain code elsewhere). Two kernels serve what the AVX2 kernel does not
 // take (CPUs without AVX2, rows too narrow for eight lanes): by rows, four
 // outputs of a row per vector, and by planes (below), one output position
-// in four planes per vector. Each lane visits its window's taps in the scalar path's order with the
-// same rule (take a tap that is greater or NaN) and selects with bit masks,
-// so values and indices are identical to it and no branch depends on the
+// in four planes per vector. Each lane visits its window's taps in the
+// scalar path's order with the same rule (start at the first tap, take a
+// later one only when greater, ordered) and selects with bit masks, so
+// values and indices are identical to it and no branch depends on the
 // data; int32 indices as in the AVX2 kernel.
 namespace lanes4 {
 
@@ -343,21 +354,13 @@ inline F4 load_strided(const float* p, int64_t step) {
   }
 }
 
-// The rule: take = t > best or t is NaN; best and best_idx follow take.
+// The rule: take = t > best, an ordered compare (false when either is
+// NaN); best and best_idx follow take. On x86 `best` is maxps(t, best),
+// which returns its second operand unless the first is greater (NaNs, ties
+// and -0.0 included): the rule in one instruction, so the dependency chain
+// from tap to tap is that instruction alone.
 inline void consider(F4& best, I4& best_idx, F4 t, I4 idx) {
-  const I4 take = (t > best) | (t != t);  // t != t: NaN
-  best = F4(((I4)t & take) | ((I4)best & ~take));
-  best_idx = (idx & take) | (best_idx & ~take);
-}
-
-// The same rule for a t that is not NaN, and `nan` collects the lanes
-// where t is: then `best` is max(t, best), one instruction on x86 (maxps
-// returns its second operand unless the first is greater, ties and -0.0
-// included), and its dependency chain from tap to tap is that instruction
-// alone. A block that met a NaN is computed again with `consider`.
-inline void consider_number(F4& best, I4& best_idx, F4 t, I4 idx, I4& nan) {
   const I4 take = t > best;
-  nan |= t != t;
 #ifdef ETKIT_VEC_X86
   best = F4(_mm_max_ps(__m128(t), __m128(best)));
 #else
@@ -365,8 +368,6 @@ inline void consider_number(F4& best, I4& best_idx, F4 t, I4 idx, I4& nan) {
 #endif
   best_idx = (idx & take) | (best_idx & ~take);
 }
-
-inline bool any_lane(I4 mask) { return (mask[0] | mask[1] | mask[2] | mask[3]) != 0; }
 
 // Lanes x, x + 2, x + 4, x + 6 read from p[-1] to p[6]: the stride-2 load
 // for the last whole windows of a row, which may end at its last float.
@@ -379,20 +380,24 @@ inline F4 load_stride2_back(const float* p) {
 // lane's last tap too; with BackLast, the last block's float before its
 // first lane's first tap instead). The blocks' chains are independent and
 // overlap. KW: the kernel width when known at compile time (0: w.kw), so
-// that the taps of a row unroll. Exact: every tap through `consider`.
-template <int Stride, int Vectors, int KW, bool Exact, bool BackLast>
-inline bool block_pass(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows,
+// that the taps of a row unroll.
+template <int Stride, int Vectors, int KW, bool BackLast = false>
+inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows,
                        const int64_t* ox, float* values, int64_t* indices) {
   const int64_t kw = KW ? KW : w.kw;
   const int32_t sw = int32_t(w.sw);
   const I4 lanes = I4{0, 1, 2, 3} * sw;
   F4 best[Vectors];
-  I4 best_idx[Vectors], nan = I4{};
+  I4 best_idx[Vectors];
   int64_t xa[Vectors];
+  const auto load = [&](int v, const float* p) {
+    return BackLast && v == Vectors - 1 ? load_stride2_back(p) : load_strided<Stride>(p, w.sw);
+  };
+  const bool any = rows.begin < rows.end;
   for (int v = 0; v < Vectors; ++v) {
     xa[v] = ox[v] * w.sw - w.pw;
-    best[v] = F4{} - std::numeric_limits<float>::infinity();
-    best_idx[v] = lanes + int32_t(rows.first * in_w + xa[v]);
+    best[v] = any ? load(v, plane + rows.first * in_sy + xa[v]) : F4{};
+    best_idx[v] = any ? lanes + int32_t(rows.first * in_w + xa[v]) : I4{};
   }
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
@@ -400,26 +405,13 @@ inline bool block_pass(const float* plane, int64_t in_w, int64_t in_sy, const Wi
     for (int64_t kx = 0; kx < kw; ++kx) {
       for (int v = 0; v < Vectors; ++v) {
         const int64_t x = xa[v] + kx * w.dw;
-        const F4 t = BackLast && v == Vectors - 1 ? load_stride2_back(row + x) : load_strided<Stride>(row + x, w.sw);
-        const I4 idx = lanes + int32_t(y * in_w + x);
-        if constexpr (Exact) consider(best[v], best_idx[v], t, idx);
-        else consider_number(best[v], best_idx[v], t, idx, nan);
+        consider(best[v], best_idx[v], load(v, row + x), lanes + int32_t(y * in_w + x));
       }
     }
   }
-  if (!Exact && any_lane(nan)) return false;
   for (int v = 0; v < Vectors; ++v) {
     std::memcpy(values + ox[v], &best[v], sizeof best[v]);
     for (int lane = 0; lane < 4; ++lane) indices[ox[v] + lane] = best_idx[v][lane];
-  }
-  return true;
-}
-
-template <int Stride, int Vectors, int KW, bool BackLast = false>
-inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows,
-                  const int64_t* ox, float* values, int64_t* indices) {
-  if (!block_pass<Stride, Vectors, KW, false, BackLast>(plane, in_w, in_sy, w, rows, ox, values, indices)) {
-    block_pass<Stride, Vectors, KW, true, BackLast>(plane, in_w, in_sy, w, rows, ox, values, indices);
   }
 }
 
@@ -427,8 +419,10 @@ inline void block(const float* plane, int64_t in_w, int64_t in_sy, const Window&
 inline void edge(const float* plane, int64_t in_w, int64_t in_sy, const Window& w, const Taps& rows, int64_t ox,
                  float* value, int64_t* index) {
   const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in_w);
-  F4 best = F4{} - std::numeric_limits<float>::infinity();
-  I4 best_idx = I4{} + int32_t(rows.first * in_w + xs.first);
+  const bool any = rows.begin < rows.end && xs.begin < xs.end;
+  // Lane 0 only (F4{} + v would turn -0.0 into +0.0).
+  F4 best = F4{any ? plane[rows.first * in_sy + xs.first] : 0.0f};
+  I4 best_idx = I4{any ? int32_t(rows.first * in_w + xs.first) : 0};
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
     const float* row = plane + y * in_sy;
@@ -489,27 +483,23 @@ struct PlaneGroup {
   int count;
 };
 
-template <bool Exact>
-inline bool window_across(const PlaneGroup& g, int64_t in_w, int64_t in_sy, int64_t in_sx, const Window& w,
+inline void window_across(const PlaneGroup& g, int64_t in_w, int64_t in_sy, int64_t in_sx, const Window& w,
                           const Taps& rows, const Taps& xs, int64_t out_at, int64_t idx_at) {
-  F4 best = F4{} - std::numeric_limits<float>::infinity();
-  I4 best_idx = I4{} + int32_t(rows.first * in_w + xs.first), nan = I4{};
+  const auto taps = [&](int64_t at) { return F4{g.in[0][at], g.in[1][at], g.in[2][at], g.in[3][at]}; };
+  const bool any = rows.begin < rows.end && xs.begin < xs.end;
+  F4 best = any ? taps(rows.first * in_sy + xs.first * in_sx) : F4{};
+  I4 best_idx = I4{} + (any ? int32_t(rows.first * in_w + xs.first) : 0);
   for (int64_t ky = rows.begin; ky < rows.end; ++ky) {
     const int64_t y = rows.first + (ky - rows.begin) * w.dh;
     for (int64_t kx = xs.begin; kx < xs.end; ++kx) {
       const int64_t x = xs.first + (kx - xs.begin) * w.dw, at = y * in_sy + x * in_sx;
-      const F4 t = F4{g.in[0][at], g.in[1][at], g.in[2][at], g.in[3][at]};
-      const I4 idx = I4{} + int32_t(y * in_w + x);
-      if constexpr (Exact) consider(best, best_idx, t, idx);
-      else consider_number(best, best_idx, t, idx, nan);
+      consider(best, best_idx, taps(at), I4{} + int32_t(y * in_w + x));
     }
   }
-  if (!Exact && any_lane(nan)) return false;
   for (int j = 0; j < g.count; ++j) {
     g.out[j][out_at] = best[j];
     g.idx[j][idx_at] = best_idx[j];
   }
-  return true;
 }
 
 }  // namespace lanes4
@@ -535,18 +525,15 @@ void max_pool_f32_planes4(const Tensor& input, const Window& w, Tensor& output, 
       for (int64_t ox = 0; ox < out.w; ++ox) {
         const Taps xs = taps_inside(ox * w.sw - w.pw, w.kw, w.dw, in.w);
         const int64_t out_at = oy * out.sy + ox * out.sx, idx_at = oy * idx.sy + ox * idx.sx;
-        if (!lanes4::window_across<false>(g, in.w, in.sy, in.sx, w, rows, xs, out_at, idx_at)) {
-          lanes4::window_across<true>(g, in.w, in.sy, in.sx, w, rows, xs, out_at, idx_at);
-        }
+        lanes4::window_across(g, in.w, in.sy, in.sx, w, rows, xs, out_at, idx_at);
       }
     }
   }
 }
 
 // Whether the vector kernels take these tensors: float, unit column strides
-// everywhere, and flat plane indices that fit in int32 (also the index of
-// a window of padding only, which may name a position one row past the
-// plane).
+// everywhere, and flat plane indices that fit in int32 (with a row to
+// spare).
 bool vector_max_pool_fits(const Tensor& input, const Tensor& output, const Tensor& indices) {
   if (input.dtype() != ScalarType::kFloat) return false;
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);

@@ -22,6 +22,27 @@ T clamp_value(T x, bool has_lo, T lo, bool has_hi, T hi) {
   return x;
 }
 
+// ExecuTorch's portable clamp and hardtanh (min_override(max_override(x,
+// lo), hi) in math_util.h): a NaN x stays, else a NaN bound is the result,
+// lo's first. clamp_value alone would return x for a NaN bound, and its
+// compares are what the dense loops vectorise, so callers take this only
+// for tensor bounds or when a scalar bound is NaN.
+template <typename T>
+T clamp_nan_bounds(T x, bool has_lo, T lo, bool has_hi, T hi) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x)) return x;
+    if (has_lo && std::isnan(lo)) return lo;
+    if (has_hi && std::isnan(hi)) return hi;
+  }
+  return clamp_value(x, has_lo, lo, has_hi, hi);
+}
+
+template <typename T>
+bool nan_bound(bool has_lo, T lo, bool has_hi, T hi) {
+  if constexpr (std::is_floating_point_v<T>) return (has_lo && std::isnan(lo)) || (has_hi && std::isnan(hi));
+  else return false;
+}
+
 std::string scalar_text(const EValue& v) {
   if (v.tag == Tag::kDouble) {  // the shortest form that reads back exactly
     char buf[32];
@@ -106,6 +127,7 @@ bool clamp_float_fast(std::span<EValue* const> args) {
   const bool has_lo = !a_lo.is_none(), has_hi = !a_hi.is_none();
   float lo = 0, hi = 0;
   if ((!has_lo && !has_hi) || (has_lo && !float_bound(a_lo, lo)) || (has_hi && !float_bound(a_hi, hi))) return false;
+  if (nan_bound(has_lo, lo, has_hi, hi)) return false;
   const float* x = self.data_as<float>();
   float* y = out.data_as<float>();
   const int64_t n = self.numel();
@@ -151,11 +173,17 @@ Status clamp_out(KernelContext& ctx, std::span<EValue* const> args) {
     using CT = decltype(tag);
     const CT l = lo ? bound(tag, *lo) : CT{};
     const CT h = hi ? bound(tag, *hi) : CT{};
-    auto clamp = [&](CT x) { return clamp_value(x, lo != nullptr, l, hi != nullptr, h); };
-    if (try_dense_map<CT>(*self, *out, clamp)) return;
-    const Reader<CT> read(*self);
-    const Writer<CT> write(*out);
-    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp(read(i))); });
+    const auto run = [&](auto clamp) {
+      if (try_dense_map<CT>(*self, *out, clamp)) return;
+      const Reader<CT> read(*self);
+      const Writer<CT> write(*out);
+      for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp(read(i))); });
+    };
+    if (nan_bound(lo != nullptr, l, hi != nullptr, h)) {
+      run([&](CT x) { return clamp_nan_bounds(x, lo != nullptr, l, hi != nullptr, h); });
+    } else {
+      run([&](CT x) { return clamp_value(x, lo != nullptr, l, hi != nullptr, h); });
+    }
   });
 }
 
@@ -185,7 +213,7 @@ Status clamp_tensor_out(KernelContext& ctx, std::span<EValue* const> args) {
     const Reader<CT> rx(*self), rl(l), rh(h);
     const Writer<CT> write(*out);
     strided_loop(shape, strides, [&](const std::array<int64_t, 4>& off) {
-      write(off[0], clamp_value(rx(off[1]), lo != nullptr, rl(off[2]), hi != nullptr, rh(off[3])));
+      write(off[0], clamp_nan_bounds(rx(off[1]), lo != nullptr, rl(off[2]), hi != nullptr, rh(off[3])));
     });
   });
 }
@@ -203,11 +231,14 @@ Status hardtanh_out(KernelContext& ctx, std::span<EValue* const> args) {
   return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
     using CT = decltype(tag);
     const CT l = Reader<CT>(lo_t.tensor)(0), h = Reader<CT>(hi_t.tensor)(0);
-    auto clamp = [&](CT x) { return clamp_value(x, true, l, true, h); };
-    if (try_dense_map<CT>(*self, *out, clamp)) return;
-    const Reader<CT> read(*self);
-    const Writer<CT> write(*out);
-    for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp(read(i))); });
+    const auto run = [&](auto clamp) {
+      if (try_dense_map<CT>(*self, *out, clamp)) return;
+      const Reader<CT> read(*self);
+      const Writer<CT> write(*out);
+      for_each_element(*out, *self, [&](int64_t o, int64_t i) { write(o, clamp(read(i))); });
+    };
+    if (nan_bound(true, l, true, h)) run([&](CT x) { return clamp_nan_bounds(x, true, l, true, h); });
+    else run([&](CT x) { return clamp_value(x, true, l, true, h); });
   });
 }
 
@@ -236,7 +267,7 @@ Status leaky_relu_out(KernelContext& ctx, std::span<EValue* const> args) {
   const double s = slope->scalar_as_double();
   return floating_map(ctx, *self, *out, [s](auto x) {
     using T = decltype(x);
-    return x > T(0) ? x : x * static_cast<T>(s);
+    return x >= T(0) ? x : x * static_cast<T>(s);  // zeros unscaled, as op_leaky_relu.cpp
   });
 }
 

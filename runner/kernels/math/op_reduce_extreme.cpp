@@ -2,9 +2,11 @@
 // argmax.out / argmin.out over one dim or all (int64 positions),
 // max.dim_max / min.dim_min over one dim (both values and positions), and
 // max.unary_out / min.unary_out over all elements. NaN counts as the
-// extreme, and the first of equal extremes wins, as in PyTorch.
+// extreme, and the first of equal extremes wins, as in ExecuTorch's
+// portable kernels; amax / amin report the last NaN's bits, as they do.
 // Values compare in self's computation type, so int64 stays exact.
 #include <cmath>
+#include <limits>
 
 #include "runner/kernels/math/math_kernels.h"
 #include "runner/kernels/math/reduce_util.h"
@@ -18,7 +20,8 @@ bool is_nan(T v) {
   else return false;
 }
 
-// Whether v replaces the current extreme `best`.
+// Whether v replaces the current extreme `best` (the first NaN stays:
+// op_argmax.cpp, op_max.cpp).
 template <typename T>
 bool better(T v, T best, bool max) {
   if (is_nan(best)) return false;
@@ -54,7 +57,9 @@ KernelFn extreme_values(bool max) {
         CT best = read(base);  // the group's first element (all indices 0)
         for_each_folded(p, base, [&](int64_t i) {
           const CT v = read(i);
-          if (better(v, best, max)) best = v;
+          // op_amax.cpp / op_amin.cpp: isnan(v) || v > acc, so a later NaN
+          // replaces an earlier one (only the NaN's bits differ).
+          if (is_nan(v) || (max ? v > best : v < best)) best = v;
         });
         write(o, best);
       });
@@ -155,17 +160,34 @@ KernelFn extreme_with_index(bool max) {
 }
 
 // (self, out, ret): the extreme of all elements as a 0-dim out of a dtype
-// self's values can be stored in; an empty self has none (an error, as in
-// ATen).
+// self's values can be stored in. An empty self gives what ExecuTorch's
+// op_max.cpp / op_min.cpp start from, -inf / +inf in out's dtype (its
+// lowest / highest value without infinities); ATen refuses.
 KernelFn extreme_of_all(bool max) {
   return [max](KernelContext& ctx, std::span<EValue* const> args) -> Status {
     ETKIT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(ctx, *args[0], "self"));
     ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[1], "out"));
     ETKIT_TRY(check_can_store(ctx, self->dtype(), *out));
-    if (self->numel() == 0) return ctx.fail("cannot reduce an empty tensor");
     ReducePlan p;
     ETKIT_TRY(plan_reduction(ctx, *self, {}, true, false, p));
     ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
+    if (self->numel() == 0) {
+      const auto start = [max](auto tag) {
+        using lim = std::numeric_limits<decltype(tag)>;
+        return max ? (lim::has_infinity ? -lim::infinity() : lim::lowest())
+                   : (lim::has_infinity ? lim::infinity() : lim::max());
+      };
+      const ScalarType t = out->dtype();
+      if (t == ScalarType::kHalf || t == ScalarType::kBFloat16) {
+        const Writer<float> write(*out);
+        write(0, start(float{}));
+        return {};
+      }
+      if (!dispatch_real_and_bool(t, [&](auto tag) { out->data_as<decltype(tag)>()[0] = start(tag); })) {
+        return ctx.fail("unsupported out dtype " + dtype_name(t));
+      }
+      return {};
+    }
     return dispatch_compute(ctx, self->dtype(), [&](auto tag) {
       using CT = decltype(tag);
       const Reader<CT> read(*self);
