@@ -172,10 +172,10 @@ KernelFn extreme_of_all(bool max) {
     ETKIT_TRY(plan_reduction(ctx, *self, {}, true, false, p));
     ETKIT_TRY(resize_out(ctx, *out, p.out_shape));
     if (self->numel() == 0) {
-      const auto start = [max](auto tag) {
+      const auto start = [max](auto tag) -> decltype(tag) {
         using lim = std::numeric_limits<decltype(tag)>;
-        return max ? (lim::has_infinity ? -lim::infinity() : lim::lowest())
-                   : (lim::has_infinity ? lim::infinity() : lim::max());
+        if constexpr (lim::has_infinity) return max ? -lim::infinity() : lim::infinity();
+        else return max ? lim::lowest() : lim::max();
       };
       const ScalarType t = out->dtype();
       if (t == ScalarType::kHalf || t == ScalarType::kBFloat16) {
