@@ -572,42 +572,50 @@ RowSplit split_row(int64_t in_w, int64_t out_w, const Window& w, int64_t lanes) 
   return {first, end, tail};
 }
 
-// The AVX2 kernel for the outputs whose windows lie whole inside their
-// row; `edge` for the windows the padding clips. False, having written
-// nothing, when the rows are too narrow for a vector block.
-bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
-#ifdef ETKIT_VEC_X86
-  if (!cpu_has_avx2_fma()) return false;
+// Calls row(plane, rows, values, indices) for each output row of each
+// plane of a float max pool: its input plane, the window rows inside the
+// input, and where its outputs and indices go.
+template <typename Row>
+void for_each_output_row(const Tensor& input, const Window& w, Tensor& output, Tensor& indices, Row&& row) {
   const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
   const float* src = input.data_as<float>();
   float* dst = output.data_as<float>();
   int64_t* index_out = indices.data_as<int64_t>();
-  const RowSplit split = split_row(in.w, out.w, w, 8);
-  const int64_t first = split.first, end = split.end, tail = split.tail;
-  // Rows too narrow for a block of eight: the four-lane kernel.
-  if (end == first && tail < 0) return false;
   for (int64_t n = 0; n < out.n; ++n) {
     for (int64_t c = 0; c < out.c; ++c) {
       const float* plane = src + n * in.sn + c * in.sc;
       float* out_plane = dst + n * out.sn + c * out.sc;
       int64_t* idx_plane = index_out + n * idx.sn + c * idx.sc;
       for (int64_t oy = 0; oy < out.h; ++oy) {
-        const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
-        float* values = out_plane + oy * out.sy;
-        int64_t* row_idx = idx_plane + oy * idx.sy;
-        for (int64_t ox = 0; ox < first; ++ox) avx2::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
-        if (w.sw == 1) avx2::row_blocks<1>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
-        else if (w.sw == 2) avx2::row_blocks<2>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
-        else avx2::row_blocks<0>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
-        int64_t ox = end;
-        if (tail >= 0) {
-          avx2::block<0, 1>(plane, in.w, in.sy, w, rows, tail, values + tail, row_idx + tail);
-          ox = tail + 8;
-        }
-        for (; ox < out.w; ++ox) avx2::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+        row(plane, taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h), out_plane + oy * out.sy, idx_plane + oy * idx.sy);
       }
     }
   }
+}
+
+// The AVX2 kernel for the outputs whose windows lie whole inside their
+// row; `edge` for the windows the padding clips. False, having written
+// nothing, when the rows are too narrow for a vector block.
+bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
+#ifdef ETKIT_VEC_X86
+  if (!cpu_has_avx2_fma()) return false;
+  const Layout in = layout_of(input), out = layout_of(output);
+  const RowSplit split = split_row(in.w, out.w, w, 8);
+  const int64_t first = split.first, end = split.end, tail = split.tail;
+  // Rows too narrow for a block of eight: the four-lane kernel.
+  if (end == first && tail < 0) return false;
+  for_each_output_row(input, w, output, indices, [&](const float* plane, const Taps& rows, float* values, int64_t* row_idx) {
+    for (int64_t ox = 0; ox < first; ++ox) avx2::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+    if (w.sw == 1) avx2::row_blocks<1>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
+    else if (w.sw == 2) avx2::row_blocks<2>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
+    else avx2::row_blocks<0>(plane, in.w, in.sy, w, rows, first, end, values, row_idx);
+    int64_t ox = end;
+    if (tail >= 0) {
+      avx2::block<0, 1>(plane, in.w, in.sy, w, rows, tail, values + tail, row_idx + tail);
+      ox = tail + 8;
+    }
+    for (; ox < out.w; ++ox) avx2::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+  });
   return true;
 #else
   (void)input, (void)w, (void)output, (void)indices;
@@ -617,40 +625,27 @@ bool max_pool_f32_avx2(const Tensor& input, const Window& w, Tensor& output, Ten
 
 // The four-lane kernel: the same split of every row, four outputs a block.
 void max_pool_f32_lanes4(const Tensor& input, const Window& w, Tensor& output, Tensor& indices) {
-  const Layout in = layout_of(input), out = layout_of(output), idx = layout_of(indices);
-  const float* src = input.data_as<float>();
-  float* dst = output.data_as<float>();
-  int64_t* index_out = indices.data_as<int64_t>();
+  const Layout in = layout_of(input), out = layout_of(output);
   const RowSplit split = split_row(in.w, out.w, w, 4);
   const int64_t first = split.first, end = split.end, tail = split.tail;
   // A stride-2 tail block loads from the float before its first tap when
   // there is one (LeNet's 10 -> 5 columns: x = 2), rather than gathering.
   const bool tail_back = tail >= 0 && w.sw == 2 && tail * w.sw - w.pw >= 1;
-  for (int64_t n = 0; n < out.n; ++n) {
-    for (int64_t c = 0; c < out.c; ++c) {
-      const float* plane = src + n * in.sn + c * in.sc;
-      float* out_plane = dst + n * out.sn + c * out.sc;
-      int64_t* idx_plane = index_out + n * idx.sn + c * idx.sc;
-      for (int64_t oy = 0; oy < out.h; ++oy) {
-        const Taps rows = taps_inside(oy * w.sh - w.ph, w.kh, w.dh, in.h);
-        float* values = out_plane + oy * out.sy;
-        int64_t* row_idx = idx_plane + oy * idx.sy;
-        for (int64_t ox = 0; ox < first; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
-        const auto blocks = [&](auto stride, auto back) {
-          lanes4::row_blocks_kw<stride(), back()>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
-        };
-        using One = std::integral_constant<int, 1>;
-        using Two = std::integral_constant<int, 2>;
-        using Other = std::integral_constant<int, 0>;
-        if (w.sw == 1) blocks(One{}, std::false_type{});
-        else if (w.sw == 2 && tail_back) blocks(Two{}, std::true_type{});
-        else if (w.sw == 2) blocks(Two{}, std::false_type{});
-        else blocks(Other{}, std::false_type{});
-        int64_t ox = tail >= 0 ? tail + 4 : end;
-        for (; ox < out.w; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
-      }
-    }
-  }
+  for_each_output_row(input, w, output, indices, [&](const float* plane, const Taps& rows, float* values, int64_t* row_idx) {
+    for (int64_t ox = 0; ox < first; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+    const auto blocks = [&](auto stride, auto back) {
+      lanes4::row_blocks_kw<stride(), back()>(plane, in.w, in.sy, w, rows, first, end, tail, values, row_idx);
+    };
+    using One = std::integral_constant<int, 1>;
+    using Two = std::integral_constant<int, 2>;
+    using Other = std::integral_constant<int, 0>;
+    if (w.sw == 1) blocks(One{}, std::false_type{});
+    else if (w.sw == 2 && tail_back) blocks(Two{}, std::true_type{});
+    else if (w.sw == 2) blocks(Two{}, std::false_type{});
+    else blocks(Other{}, std::false_type{});
+    int64_t ox = tail >= 0 ? tail + 4 : end;
+    for (; ox < out.w; ++ox) lanes4::edge(plane, in.w, in.sy, w, rows, ox, values + ox, row_idx + ox);
+  });
 }
 
 template <typename T>
