@@ -22,17 +22,24 @@
 namespace etkit::rt::kernels::linalg {
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// The register state the OS enables (XCR0's low word), 0 without OSXSAVE
+// (CPUID leaf 1): XGETBV is not available then.
+inline unsigned os_enabled_state() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 27) & 1u)) return 0;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return xcr0_lo;
+}
+
 // AVX2 and FMA in the CPU (CPUID leaves 1 and 7) and the AVX register state
-// enabled by the OS (OSXSAVE, then XCR0's SSE and AVX bits): what
+// enabled by the OS (XCR0's SSE and AVX bits): what
 // __builtin_cpu_supports("avx2") and ("fma") check.
 inline bool cpuid_avx2_fma() {
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-  const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u;
-  if (!fma || !osxsave || !avx) return false;
-  unsigned xcr0_lo = 0, xcr0_hi = 0;
-  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  if ((xcr0_lo & 0x6u) != 0x6u) return false;
+  const bool fma = (c >> 12) & 1u, avx = (c >> 28) & 1u;
+  if (!fma || !avx || (os_enabled_state() & 0x6u) != 0x6u) return false;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
   return (b >> 5) & 1u;
 }
@@ -43,23 +50,21 @@ inline bool cpuid_avx2_fma() {
 // ("avx512vl") check.
 inline bool cpuid_avx512vl() {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-  if (!((c >> 27) & 1u)) return false;  // OSXSAVE: XGETBV available
-  unsigned xcr0_lo = 0, xcr0_hi = 0;
-  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  if ((xcr0_lo & 0xE6u) != 0xE6u) return false;
+  if ((os_enabled_state() & 0xE6u) != 0xE6u) return false;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
   return ((b >> 16) & 1u) && ((b >> 31) & 1u);
+}
+
+// Whether the environment variable turns a path off: set, not empty, not "0".
+inline bool switched_off(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value && *value && std::strcmp(value, "0") != 0;
 }
 #endif
 
 inline bool cpu_has_avx2_fma() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool has = [] {
-    const char* off = std::getenv("ETKIT_NO_AVX2");
-    if (off && *off && std::strcmp(off, "0") != 0) return false;
-    return cpuid_avx2_fma();
-  }();
+  static const bool has = !switched_off("ETKIT_NO_AVX2") && cpuid_avx2_fma();
   return has;
 #else
   return false;
@@ -68,12 +73,7 @@ inline bool cpu_has_avx2_fma() {
 
 inline bool cpu_has_avx512vl() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool has = [] {
-    if (!cpu_has_avx2_fma()) return false;
-    const char* off = std::getenv("ETKIT_NO_AVX512");
-    if (off && *off && std::strcmp(off, "0") != 0) return false;
-    return cpuid_avx512vl();
-  }();
+  static const bool has = cpu_has_avx2_fma() && !switched_off("ETKIT_NO_AVX512") && cpuid_avx512vl();
   return has;
 #else
   return false;
