@@ -462,9 +462,11 @@ Status EventTracer::write_etdump(const std::string& path, size_t stream_above) {
   return write_etdump(*out, stream_above);
 }
 
-Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window, PieceWrites writes) {
+Status EventTracer::write_etdump(OutputFile& out, size_t stream_above, size_t window, PieceWrites writes,
+                                 size_t direct_above) {
   if (out.positional() && size_estimate() > stream_above) {
-    const size_t align = out.use_direct_io() ? OutputFile::kDirectAlignment : 1;
+    const bool direct = size_estimate() > direct_above && out.use_direct_io();
+    const size_t align = direct ? OutputFile::kDirectAlignment : 1;
     Result<uint64_t> size = uint64_t(0);
     {
       BackgroundWrites pieces(out, writes == PieceWrites::kInCall);

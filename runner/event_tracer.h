@@ -140,11 +140,17 @@ class EventTracer {
   // dump is built in memory and written at once: the measuring pass costs
   // more than the memory it saves.
   static constexpr size_t kStreamAbove = size_t(32) << 20;
+  // Above this estimate a streamed dump is written with O_DIRECT where the
+  // file system takes it (written once, not kept in the page cache, no
+  // copy into it); below, through the page cache, where the last piece
+  // costs a copy instead of a wait for the device (add.pte at 100,000
+  // executions: 10 ns a traced event less wall time, 8 more CPU on the
+  // writing thread; docs/performance.md).
+  static constexpr size_t kDirectAbove = size_t(64) << 20;
   // finish() into `path` atomically (a temporary file renamed into place on
   // success): streamed into a regular file when the dump may be larger than
-  // `stream_above` (with O_DIRECT where the file system takes it: the dump
-  // is written once and not kept in the page cache; each piece written on
-  // another thread while the next is built), else built in memory,
+  // `stream_above` (each piece written on another thread while the next is
+  // built; with O_DIRECT above kDirectAbove), else built in memory,
   // as always for standard output ("-"), devices and FIFOs, which take no
   // positional writes.
   Status write_etdump(const std::string& path, size_t stream_above = kStreamAbove);
@@ -153,10 +159,10 @@ class EventTracer {
   // (what happens when no thread can be started; a test asks for it).
   enum class PieceWrites { kBackground, kInCall };
   // The same into `out` (committed on success), streamed `window` bytes at
-  // a time.
+  // a time, with O_DIRECT above `direct_above`.
   Status write_etdump(OutputFile& out, size_t stream_above = kStreamAbove,
                       size_t window = etdump::EtDumpWriter::kStreamWindow,
-                      PieceWrites writes = PieceWrites::kBackground);
+                      PieceWrites writes = PieceWrites::kBackground, size_t direct_above = kDirectAbove);
   // The same into a vector (a copy of the dump); empty if the spill file
   // cannot be read back.
   std::vector<uint8_t> finish();

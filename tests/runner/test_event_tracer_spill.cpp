@@ -711,8 +711,19 @@ TEST_CASE("EventTracer: write_etdump goes on through the page cache when O_DIREC
       WARN("the scratch directory's file system refuses O_DIRECT: the fallback runs without the seam");
     }
     out.value()->refuse_direct_write_for_testing(refused);
-    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096).ok());
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096, EventTracer::PieceWrites::kBackground, 0).ok());
     CHECK_FALSE(out.value()->direct_io());  // fell back (or never had it)
+    CHECK(test::read_bytes(path) == expected);
+    std::filesystem::remove(path);
+  }
+
+  SECTION("below the O_DIRECT threshold: through the page cache, the same bytes") {
+    EventTracer tracer(DebugLevel::kIntermediateOutputs, 16);
+    record_rounds(tracer, names, tensor, 50);
+    auto out = OutputFile::create(path);
+    REQUIRE(out.ok());
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096, EventTracer::PieceWrites::kBackground, SIZE_MAX).ok());
+    CHECK_FALSE(out.value()->direct_io());
     CHECK(test::read_bytes(path) == expected);
     std::filesystem::remove(path);
   }
@@ -723,7 +734,7 @@ TEST_CASE("EventTracer: write_etdump goes on through the page cache when O_DIREC
     auto out = OutputFile::create(path);
     REQUIRE(out.ok());
     const bool direct = out.value()->use_direct_io();
-    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096).ok());
+    REQUIRE(tracer.write_etdump(*out.value(), 0, 4096, EventTracer::PieceWrites::kBackground, 0).ok());
     CHECK(out.value()->direct_io() == direct);
     CHECK(test::read_bytes(path) == expected);
     std::filesystem::remove(path);
@@ -820,7 +831,7 @@ TEST_CASE("EventTracer: a streamed dump's pieces written in the call, as without
       auto out = OutputFile::create(path);
       REQUIRE(out.ok());
       (void)out.value()->use_direct_io();
-      REQUIRE(tracer.write_etdump(*out.value(), 0, window, writes).ok());
+      REQUIRE(tracer.write_etdump(*out.value(), 0, window, writes, 0).ok());
       CHECK(test::read_bytes(path) == expected);
       CHECK(entries() == std::vector<std::string>{"out.etdp"});
       std::filesystem::remove(path);
@@ -844,7 +855,7 @@ TEST_CASE("EventTracer: a streamed dump's pieces written in the call, as without
         record_rounds(tracer, names, tensor, 50);
         auto out = OutputFile::create(path);
         if (!out.ok()) _exit(15);
-        Status s = tracer.write_etdump(*out.value(), 0, 4096, writes);
+        Status s = tracer.write_etdump(*out.value(), 0, 4096, writes, 0);
         if (s.ok()) code = 11;
         else if (s.error().kind != ErrorKind::kIo) code = 12;
         else if (s.error().file != path) code = 13;
