@@ -3,6 +3,7 @@
 // compute in self's computation type (float for half/bfloat16); clamp and
 // hardtanh also take integer tensors. NaN inputs stay NaN.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -265,9 +266,18 @@ Status leaky_relu_out(KernelContext& ctx, std::span<EValue* const> args) {
   ETKIT_ASSIGN_OR_RETURN(const EValue* slope, scalar_arg(ctx, *args[1], "negative_slope"));
   ETKIT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(ctx, *args[2], "out"));
   const double s = slope->scalar_as_double();
-  return floating_map(ctx, *self, *out, [s](auto x) {
+  const float s_float = static_cast<float>(s);
+  return floating_map(ctx, *self, *out, [s, s_float](auto x) {
     using T = decltype(x);
-    return x >= T(0) ? x : x * static_cast<T>(s);  // zeros unscaled, as op_leaky_relu.cpp
+    // x >= 0 ? x : x * slope (zeros unscaled, as op_leaky_relu.cpp), the
+    // product taken whatever the sign and the result picked by a bit mask:
+    // as a conditional, GCC keeps the multiply under a branch (it may not
+    // speculate a floating-point operation) and a random sign costs a
+    // misprediction every other element.
+    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    const T scaled = x * (std::is_same_v<T, float> ? T(s_float) : static_cast<T>(s));
+    const Bits keep = Bits(0) - Bits(x >= T(0));
+    return std::bit_cast<T>((std::bit_cast<Bits>(x) & keep) | (std::bit_cast<Bits>(scaled) & ~keep));
   });
 }
 
