@@ -113,7 +113,7 @@ for ((r = 0; r < rounds; r++)); do
   done
 done
 [ -s "$et_dump" ] || { echo "$0: et-run wrote no ETDump" >&2; exit 1; }
-events=$("$decode" --jsonl "$et_dump" | wc -l)
+events=$("$decode" --jsonl "$et_dump" | wc -l) || { echo "$0: $decode cannot read et-run's ETDump" >&2; exit 1; }
 
 # Per round: (traced - untraced) / events in ns, for field 1 (wall) or 2 (cpu).
 per_event() {
