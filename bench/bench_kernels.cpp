@@ -32,6 +32,31 @@ struct Loaded {
   std::unique_ptr<LoadedMethod> method;
 };
 
+// A program's bytes, read and loaded with the portable kernels.
+Result<std::unique_ptr<Loaded>> load_bytes(std::vector<uint8_t> bytes) {
+  auto out = std::make_unique<Loaded>();
+  out->bytes = std::move(bytes);
+  ETKIT_ASSIGN_OR_RETURN(out->program, pte::read_program(ByteSpan(out->bytes), nullptr));
+  LoadOptions options;
+  options.kernels = &portable_kernel_registry();
+  ETKIT_ASSIGN_OR_RETURN(out->method, load_method(out->program, "forward", options));
+  return out;
+}
+
+// A program built in place, written and loaded as its file would be.
+Result<std::unique_ptr<Loaded>> load_built(const pte::Program& program) {
+  ETKIT_ASSIGN_OR_RETURN(auto bytes, pte::write_program(program));
+  return load_bytes(std::move(bytes));
+}
+
+// Times execute(), the benchmark skipped with the message if it fails.
+void time_execute(benchmark::State& state, LoadedMethod& method) {
+  for (auto _ : state) {
+    Status s = execute(method);
+    if (!s) state.SkipWithError(s.error().describe().c_str());
+  }
+}
+
 // What input 0 holds: a pattern of mixed signs, pseudo-random floats
 // (data-dependent branches mispredict on these), or all ones (et-run's
 // default input).
@@ -43,12 +68,7 @@ Result<std::unique_ptr<Loaded>> load_fixture(const std::string& relative, Fill f
   const std::string path = fixture_path(relative);
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error(path, "fixture not found (set ETKIT_FIXTURES)");
-  auto out = std::make_unique<Loaded>();
-  out->bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  ETKIT_ASSIGN_OR_RETURN(out->program, pte::read_program(ByteSpan(out->bytes), nullptr));
-  LoadOptions options;
-  options.kernels = &portable_kernel_registry();
-  ETKIT_ASSIGN_OR_RETURN(out->method, load_method(out->program, "forward", options));
+  ETKIT_ASSIGN_OR_RETURN(auto out, load_bytes({std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()}));
   const Tensor& in = *out->method->input(0).tensor;
   std::vector<float> values(size_t(in.numel()));
   uint32_t state = 7;
@@ -73,10 +93,7 @@ void run_fixture(benchmark::State& state, const std::string& relative, double by
     return;
   }
   LoadedMethod& method = *loaded.value()->method;
-  for (auto _ : state) {
-    Status s = execute(method);
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  time_execute(state, method);
   state.SetBytesProcessed(int64_t(bytes * double(state.iterations())));
 }
 
@@ -129,19 +146,12 @@ void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, in
                 {x, kernel, stride, padding, one, m.add_bool(false), out, idx, m.add_tensor_list({out, idx})});
   m.set_inputs({x});
   m.set_outputs({out, idx});
-  auto bytes = pte::write_program(b.build());
-  if (!bytes) {
-    state.SkipWithError(bytes.error().describe().c_str());
+  auto loaded = load_built(b.build());
+  if (!loaded) {
+    state.SkipWithError(loaded.error().describe().c_str());
     return;
   }
-  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
-  LoadOptions options;
-  options.kernels = &portable_kernel_registry();
-  auto method = load_method(program.value(), "forward", options);
-  if (!method) {
-    state.SkipWithError(method.error().describe().c_str());
-    return;
-  }
+  LoadedMethod& method = *loaded.value()->method;
   // Uniform in [-1, 1) as load_fixture makes it, or a pattern rising
   // along the rows.
   std::vector<float> in(size_t(C * H * W));
@@ -151,12 +161,9 @@ void run_small_pool(benchmark::State& state, Fill fill, int32_t C, int32_t H, in
     in[i] = fill == Fill::kRandom ? float(seed >> 8) / float(1 << 24) * 2.0f - 1.0f
                                   : float(i % size_t(W)) - float(i / size_t(W) % size_t(H)) * 0.5f;
   }
-  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, C, H, W},
+  (void)method.set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, C, H, W},
                                          ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
-  for (auto _ : state) {
-    Status s = execute(*method.value());
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  time_execute(state, method);
   const double traffic = double(C) * H * W * 4 + double(C) * OH * OW * (4 + 8);
   state.SetBytesProcessed(int64_t(traffic * double(state.iterations())));
 }
@@ -208,31 +215,21 @@ void run_select(benchmark::State& state, Select op) {
   }
   m.set_inputs({x});
   m.set_outputs({out});
-  auto bytes = pte::write_program(b.build());
-  if (!bytes) {
-    state.SkipWithError(bytes.error().describe().c_str());
+  auto loaded = load_built(b.build());
+  if (!loaded) {
+    state.SkipWithError(loaded.error().describe().c_str());
     return;
   }
-  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
-  LoadOptions options;
-  options.kernels = &portable_kernel_registry();
-  auto method = load_method(program.value(), "forward", options);
-  if (!method) {
-    state.SkipWithError(method.error().describe().c_str());
-    return;
-  }
+  LoadedMethod& method = *loaded.value()->method;
   std::vector<float> in(size_t(64 * 56 * 56));
   uint32_t seed = 11;
   for (float& v : in) {
     seed = seed * 1664525u + 1013904223u;
     v = float(seed >> 8) / float(1 << 24) * 8.0f - 4.0f;
   }
-  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, shape,
+  (void)method.set_input_tensor(0, ScalarType::kFloat, shape,
                                          ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
-  for (auto _ : state) {
-    Status s = execute(*method.value());
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  time_execute(state, method);
   state.SetBytesProcessed(int64_t(double(in.size()) * (amax ? 4 : 8) * double(state.iterations())));
 }
 void BM_ClampFloat(benchmark::State& state) { run_select(state, Select::kClamp); }
@@ -261,26 +258,16 @@ void BM_AddmmLeNetFc1(benchmark::State& state) {
   m.kernel_call("aten::addmm", "out", {bias, x, w, m.add_int(1), m.add_int(1), out, out});
   m.set_inputs({x});
   m.set_outputs({out});
-  auto bytes = pte::write_program(b.build());
-  if (!bytes) {
-    state.SkipWithError(bytes.error().describe().c_str());
+  auto loaded = load_built(b.build());
+  if (!loaded) {
+    state.SkipWithError(loaded.error().describe().c_str());
     return;
   }
-  auto program = pte::read_program(ByteSpan(bytes.value()), nullptr);
-  LoadOptions options;
-  options.kernels = &portable_kernel_registry();
-  auto method = load_method(program.value(), "forward", options);
-  if (!method) {
-    state.SkipWithError(method.error().describe().c_str());
-    return;
-  }
+  LoadedMethod& method = *loaded.value()->method;
   const auto in = demo::weights(400, 3, 1.0f);
-  (void)method.value()->set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, 400},
+  (void)method.set_input_tensor(0, ScalarType::kFloat, std::vector<int32_t>{1, 400},
                                          ByteSpan(reinterpret_cast<const uint8_t*>(in.data()), in.size() * 4));
-  for (auto _ : state) {
-    Status s = execute(*method.value());
-    if (!s) state.SkipWithError(s.error().describe().c_str());
-  }
+  time_execute(state, method);
   state.SetBytesProcessed(int64_t((400.0 * 120 + 400 + 2 * 120) * 4 * double(state.iterations())));
 }
 BENCHMARK(BM_AddmmLeNetFc1)->Unit(benchmark::kMicrosecond);
