@@ -1,9 +1,9 @@
 // Activation kernels: hardtanh, clamp (Scalar and Tensor bounds),
 // leaky_relu, gelu, silu, hardsigmoid, hardswish, glu. Expected values come
 // from the defining formulas evaluated in the test.
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "tests/support/kernel_harness.h"
 
@@ -300,17 +300,8 @@ TEST_CASE("clamp and hardtanh with a NaN bound as ExecuTorch's portable kernels"
   // std::max (math_util.h): a NaN x stays NaN (its own bits), and a NaN
   // bound turns every other x into NaN. By hand for each element below.
   KernelHarness h;
-  const float x_nan = [] {
-    const uint32_t b = 0x7fc00005u;  // a payload the bounds' NaN does not have
-    float v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  }();
-  const auto bits = [](float v) {
-    uint32_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  };
+  const float x_nan = std::bit_cast<float>(0x7fc00005u);  // a payload the bounds' NaN does not have
+  const auto bits = [](float v) { return std::bit_cast<uint32_t>(v); };
   auto x = h.tensor<float>(ScalarType::kFloat, {4}, {-3.0f, 0.5f, x_nan, 9.0f});
   for (int which = 0; which < 2; ++which) {  // NaN min, then NaN max
     INFO("NaN " << (which == 0 ? "min" : "max"));
@@ -361,11 +352,7 @@ TEST_CASE("leaky_relu keeps zeros of both signs as ExecuTorch", "[math][activati
   // -0.5 their signs stay, and with slope inf they stay 0 (0 * inf would
   // be NaN). NaN stays NaN; -2 * -0.5 = 1.
   KernelHarness h;
-  const auto bits = [](float v) {
-    uint32_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  };
+  const auto bits = [](float v) { return std::bit_cast<uint32_t>(v); };
   auto x = h.tensor<float>(ScalarType::kFloat, {4}, {0.0f, -0.0f, NAN, -2.0f});
   auto out = h.out(ScalarType::kFloat, {4});
   REQUIRE(h.call("aten::leaky_relu.out", {x, h.real(-0.5), out, out}).ok());

@@ -1,8 +1,8 @@
 // Reductions: sum, mean, var, amax/amin, argmax/argmin, any/all, cumsum.
 // Tiny literal tensors with sums worked out by hand.
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include "tests/support/kernel_harness.h"
@@ -179,17 +179,8 @@ TEST_CASE("amax and amin report the last NaN, max.dim and argmax the first, as E
   // (max.dim) and op_argmax.cpp keep the first NaN: `!isnan(acc) && ...`.
   // Row [1, NaN(payload 1), 5, NaN(payload 2)]: amax and amin give payload
   // 2; max.dim gives payload 1 at index 1; argmax 1.
-  const auto nan_bits = [](uint32_t payload) {
-    const uint32_t b = 0x7fc00000u | payload;
-    float v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  };
-  const auto bits = [](float v) {
-    uint32_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  };
+  const auto nan_bits = [](uint32_t payload) { return std::bit_cast<float>(0x7fc00000u | payload); };
+  const auto bits = [](float v) { return std::bit_cast<uint32_t>(v); };
   KernelHarness h;
   auto x = h.tensor<float>(ScalarType::kFloat, {1, 4}, {1.0f, nan_bits(1), 5.0f, nan_bits(2)});
   for (const char* op : {"aten::amax.out", "aten::amin.out"}) {
